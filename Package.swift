@@ -1,0 +1,50 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// RTMix: an embeddable real-time audio mixer with a Swift core and a C ABI.
+//
+// Targets
+// - RTMix          real-time core + Swift API + the engine's C ABI (@_cdecl).
+//                  Standard library, Synchronization and C modules only, so it
+//                  also compiles in Embedded Swift mode (see scripts/embedded-build).
+// - RTMixSession   audio-session policy engine + its C ABI (no platform deps).
+// - rtmix          the shared library (librtmix.so) C programs link.
+// - rtmix-cli      demo and file mixer (may use anything).
+let package = Package(
+    name: "RTMix",
+    products: [
+        .library(name: "rtmix", type: .dynamic, targets: ["RTMix", "RTMixSession"]),
+        .library(name: "RTMixKit", targets: ["RTMix", "RTMixSession"]),
+        .executable(name: "rtmix-cli", targets: ["RTMixCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate",
+                       providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp",
+                       providers: [.apt(["libspeexdsp-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CRTMixSupport"),
+        .systemLibrary(name: "CRTMixHeader"),
+        .target(
+            name: "RTMix",
+            dependencies: ["CSampleRate", "CRTMixSupport", "CRTMixHeader"]
+        ),
+        .target(
+            name: "RTMixSession",
+            dependencies: ["CRTMixHeader"]
+        ),
+        .executableTarget(
+            name: "RTMixCLI",
+            dependencies: [
+                "RTMix", "CSndFile",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "RTMixTests", dependencies: ["RTMix"]),
+        .testTarget(name: "RTMixSessionTests", dependencies: ["RTMixSession"]),
+    ]
+)

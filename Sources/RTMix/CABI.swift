@@ -1,0 +1,195 @@
+import CRTMixHeader
+
+// The engine's C ABI (include/rtmix.h). Each function only converts between
+// C types and the Swift core and returns a status code; no logic lives here.
+// `@usableFromInline` exports the symbol from librtmix.so without adding it
+// to the Swift API. The render and push entry points are `@_noLocks`.
+
+@usableFromInline typealias CEngine = OpaquePointer
+
+@_noLocks
+func core(_ handle: CEngine) -> UnsafeMutablePointer<EngineCore> {
+    UnsafeMutablePointer<EngineCore>(handle)
+}
+
+@_cdecl("rtmix_version") @usableFromInline
+func rtmix_version_impl() -> UInt32 {
+    (UInt32(RTMIX_VERSION_MAJOR) << 16) | (UInt32(RTMIX_VERSION_MINOR) << 8) | UInt32(RTMIX_VERSION_PATCH)
+}
+
+@_cdecl("rtmix_status_string") @usableFromInline @_noLocks
+func rtmix_status_string_impl(_ status: Int32) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(RTMixError.message(for: status).utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+// MARK: config and stats structs
+
+@_cdecl("rtmix_engine_config_init") @usableFromInline
+func rtmix_engine_config_init_impl(_ cfg: UnsafeMutablePointer<rtmix_engine_config>?) -> Int32 {
+    guard let cfg else { return RTMixError.invalidArgument.code }
+    cfg.pointee = CConversion.cConfig(EngineConfig())
+    return 0
+}
+
+@_cdecl("rtmix_source_config_init") @usableFromInline
+func rtmix_source_config_init_impl(_ cfg: UnsafeMutablePointer<rtmix_source_config>?, _ domain: Int32,
+                                   _ sampleRate: UInt32, _ channels: UInt32) -> Int32 {
+    guard let cfg else { return RTMixError.invalidArgument.code }
+    var c = rtmix_source_config()
+    c.size = UInt32(MemoryLayout<rtmix_source_config>.size)
+    c.domain = domain
+    c.sample_rate = sampleRate
+    c.channels = channels
+    c.buffer_frames = 0
+    c.gain = 1
+    cfg.pointee = c
+    return 0
+}
+
+@_cdecl("rtmix_engine_stats_init") @usableFromInline
+func rtmix_engine_stats_init_impl(_ s: UnsafeMutablePointer<rtmix_engine_stats>?) -> Int32 {
+    guard let s else { return RTMixError.invalidArgument.code }
+    s.pointee = rtmix_engine_stats()
+    s.pointee.size = UInt32(MemoryLayout<rtmix_engine_stats>.size)
+    return 0
+}
+
+@_cdecl("rtmix_source_stats_init") @usableFromInline
+func rtmix_source_stats_init_impl(_ s: UnsafeMutablePointer<rtmix_source_stats>?) -> Int32 {
+    guard let s else { return RTMixError.invalidArgument.code }
+    s.pointee = rtmix_source_stats()
+    s.pointee.size = UInt32(MemoryLayout<rtmix_source_stats>.size)
+    return 0
+}
+
+// MARK: engine
+
+@_cdecl("rtmix_engine_create") @usableFromInline
+func rtmix_engine_create_impl(_ cfg: UnsafePointer<rtmix_engine_config>?,
+                              _ out: UnsafeMutablePointer<CEngine?>?) -> Int32 {
+    guard let out else { return RTMixError.invalidArgument.code }
+    out.pointee = nil
+    guard let cfg else { return RTMixError.invalidArgument.code }
+    guard let config = CConversion.swiftConfig(cfg) else { return RTMixError.invalidArgument.code }
+    if let error = config.validate() { return error.code }
+    guard let c = EngineCore(config: config) else { return RTMixError.noMemory.code }
+    let p = UnsafeMutablePointer<EngineCore>.allocate(capacity: 1)
+    p.initialize(to: c)
+    out.pointee = CEngine(p)
+    return 0
+}
+
+@_cdecl("rtmix_engine_destroy") @usableFromInline
+func rtmix_engine_destroy_impl(_ e: CEngine?) {
+    guard let e else { return }
+    let p = core(e)
+    p.deinitialize(count: 1)
+    p.deallocate()
+}
+
+@_cdecl("rtmix_engine_get_config") @usableFromInline
+func rtmix_engine_get_config_impl(_ e: CEngine?, _ cfg: UnsafeMutablePointer<rtmix_engine_config>?) -> Int32 {
+    guard let e, let cfg else { return RTMixError.invalidArgument.code }
+    var full = CConversion.cConfig(core(e).pointee.config)
+    return CConversion.copyOut(&full, to: cfg)
+}
+
+// MARK: sources
+
+@_cdecl("rtmix_source_add") @usableFromInline
+func rtmix_source_add_impl(_ e: CEngine?, _ cfg: UnsafePointer<rtmix_source_config>?,
+                           _ outID: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    guard let e, let cfg, let outID else { return RTMixError.invalidArgument.code }
+    guard let config = CConversion.swiftSourceConfig(cfg) else { return RTMixError.invalidArgument.code }
+    let r = EngineCore.addSource(core(e), config)
+    if r.status == 0 { outID.pointee = r.id }
+    return r.status
+}
+
+@_cdecl("rtmix_source_remove") @usableFromInline
+func rtmix_source_remove_impl(_ e: CEngine?, _ id: UInt32) -> Int32 {
+    guard let e else { return RTMixError.invalidArgument.code }
+    return EngineCore.removeSource(core(e), id)
+}
+
+@_cdecl("rtmix_source_push_f32") @usableFromInline @_noLocks
+func rtmix_source_push_f32_impl(_ e: CEngine?, _ id: UInt32, _ samples: UnsafePointer<Float>?,
+                                _ frames: UInt32, _ accepted: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    pushC(e, id, UnsafeRawPointer(samples), .f32, frames, accepted)
+}
+
+@_cdecl("rtmix_source_push_s16") @usableFromInline @_noLocks
+func rtmix_source_push_s16_impl(_ e: CEngine?, _ id: UInt32, _ samples: UnsafePointer<Int16>?,
+                                _ frames: UInt32, _ accepted: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    pushC(e, id, UnsafeRawPointer(samples), .s16, frames, accepted)
+}
+
+@_noLocks
+func pushC(_ e: CEngine?, _ id: UInt32, _ samples: UnsafeRawPointer?, _ format: EngineCore.SampleFormat,
+           _ frames: UInt32, _ accepted: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    accepted?.pointee = 0
+    guard let e, let samples else { return RTMixError.invalidArgument.code }
+    var n = 0
+    let status = EngineCore.push(core(e), id: id, samples: samples, format: format, frames: Int(frames), accepted: &n)
+    accepted?.pointee = UInt32(n)
+    return status
+}
+
+@_cdecl("rtmix_source_set_gain") @usableFromInline
+func rtmix_source_set_gain_impl(_ e: CEngine?, _ id: UInt32, _ gain: Float) -> Int32 {
+    guard let e else { return RTMixError.invalidArgument.code }
+    return EngineCore.setSourceGain(core(e), id, gain: gain, muted: nil)
+}
+
+@_cdecl("rtmix_source_set_muted") @usableFromInline
+func rtmix_source_set_muted_impl(_ e: CEngine?, _ id: UInt32, _ muted: Int32) -> Int32 {
+    guard let e else { return RTMixError.invalidArgument.code }
+    return EngineCore.setSourceGain(core(e), id, gain: nil, muted: muted != 0)
+}
+
+@_cdecl("rtmix_domain_set_gain") @usableFromInline
+func rtmix_domain_set_gain_impl(_ e: CEngine?, _ domain: Int32, _ gain: Float) -> Int32 {
+    guard let e, let d = Domain(rawValue: domain) else { return RTMixError.invalidArgument.code }
+    return EngineCore.setDomainGain(core(e), d, gain)
+}
+
+@_cdecl("rtmix_domain_get_gain") @usableFromInline
+func rtmix_domain_get_gain_impl(_ e: CEngine?, _ domain: Int32, _ gain: UnsafeMutablePointer<Float>?) -> Int32 {
+    guard let e, let gain, let d = Domain(rawValue: domain) else { return RTMixError.invalidArgument.code }
+    gain.pointee = EngineCore.domainGain(core(e), d)
+    return 0
+}
+
+// MARK: render
+
+@_cdecl("rtmix_render_f32") @usableFromInline @_noLocks
+func rtmix_render_f32_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Float>?, _ frames: UInt32) -> Int32 {
+    guard let e, let out else { return RTMixError.invalidArgument.code }
+    return EngineCore.render(core(e), into: out, frames: Int(frames))
+}
+
+@_cdecl("rtmix_render_s16") @usableFromInline @_noLocks
+func rtmix_render_s16_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Int16>?, _ frames: UInt32) -> Int32 {
+    guard let e, let out else { return RTMixError.invalidArgument.code }
+    return EngineCore.renderS16(core(e), into: out, frames: Int(frames))
+}
+
+// MARK: statistics
+
+@_cdecl("rtmix_engine_get_stats") @usableFromInline
+func rtmix_engine_get_stats_impl(_ e: CEngine?, _ stats: UnsafeMutablePointer<rtmix_engine_stats>?) -> Int32 {
+    guard let e, let stats else { return RTMixError.invalidArgument.code }
+    guard stats.pointee.size >= CConversion.minimumStatsSize else { return RTMixError.invalidArgument.code }
+    var full = CConversion.cStats(EngineCore.engineStats(core(e)))
+    return CConversion.copyOut(&full, to: stats)
+}
+
+@_cdecl("rtmix_source_get_stats") @usableFromInline
+func rtmix_source_get_stats_impl(_ e: CEngine?, _ id: UInt32,
+                                 _ stats: UnsafeMutablePointer<rtmix_source_stats>?) -> Int32 {
+    guard let e, let stats else { return RTMixError.invalidArgument.code }
+    guard stats.pointee.size >= CConversion.minimumSourceStatsSize else { return RTMixError.invalidArgument.code }
+    guard let s = EngineCore.sourceStats(core(e), id) else { return RTMixError.notFound.code }
+    var full = CConversion.cSourceStats(s)
+    return CConversion.copyOut(&full, to: stats)
+}

@@ -1,0 +1,110 @@
+import CRTMixHeader
+
+/// Conversions between the C ABI structs of rtmix.h and the Swift types.
+///
+/// ABI evolution: every struct starts with `size`. Inputs shorter than the
+/// first published version are rejected; fields past an input's `size` take
+/// their defaults. Outputs are copied up to the caller's `size`.
+enum CConversion {
+    /// Size of each struct in ABI version 0 (the first published layout).
+    static var minimumConfigSize: UInt32 { UInt32(MemoryLayout<rtmix_engine_config>.size) }
+    static var minimumSourceConfigSize: UInt32 { UInt32(MemoryLayout<rtmix_source_config>.size) }
+    static var minimumStatsSize: UInt32 { UInt32(MemoryLayout<rtmix_engine_stats>.size) }
+    static var minimumSourceStatsSize: UInt32 { UInt32(MemoryLayout<rtmix_source_stats>.size) }
+
+    static func cConfig(_ c: EngineConfig) -> rtmix_engine_config {
+        var r = rtmix_engine_config()
+        r.size = UInt32(MemoryLayout<rtmix_engine_config>.size)
+        r.sample_rate = UInt32(c.sampleRate)
+        r.channels = UInt32(c.channels)
+        r.max_frames = UInt32(c.maxFrames)
+        r.max_sources = UInt32(c.maxSources)
+        r.call_gain_floor = c.callGainFloor
+        r.gain_ramp_ms = c.gainRampMs
+        r.limiter_threshold_db = c.limiterThresholdDb
+        r.resampler_quality = c.resamplerQuality.rawValue
+        return r
+    }
+
+    /// nil when `size` is too small or the quality is unknown.
+    static func swiftConfig(_ p: UnsafePointer<rtmix_engine_config>) -> EngineConfig? {
+        let c = p.pointee
+        guard c.size >= minimumConfigSize, let quality = ResamplerQuality(rawValue: c.resampler_quality)
+        else { return nil }
+        var r = EngineConfig()
+        r.sampleRate = Int(c.sample_rate)
+        r.channels = Int(c.channels)
+        r.maxFrames = Int(c.max_frames)
+        r.maxSources = Int(c.max_sources)
+        r.callGainFloor = c.call_gain_floor
+        r.gainRampMs = c.gain_ramp_ms
+        r.limiterThresholdDb = c.limiter_threshold_db
+        r.resamplerQuality = quality
+        return r
+    }
+
+    /// nil when `size` is too small or the domain is unknown.
+    static func swiftSourceConfig(_ p: UnsafePointer<rtmix_source_config>) -> SourceConfig? {
+        let c = p.pointee
+        guard c.size >= minimumSourceConfigSize, let domain = Domain(rawValue: c.domain) else { return nil }
+        var r = SourceConfig(domain: domain, sampleRate: Int(c.sample_rate), channels: Int(c.channels))
+        r.bufferFrames = Int(c.buffer_frames)
+        r.gain = c.gain
+        return r
+    }
+
+    static func cStats(_ s: EngineStats) -> rtmix_engine_stats {
+        var r = rtmix_engine_stats()
+        r.size = UInt32(MemoryLayout<rtmix_engine_stats>.size)
+        r.active_sources = UInt32(s.activeSources)
+        r.render_calls = s.renderCalls
+        r.frames_rendered = s.framesRendered
+        r.underrun_frames = s.underrunFrames
+        r.rejected_frames = s.rejectedFrames
+        r.nonfinite_samples = s.nonfiniteSamples
+        r.limiter_active_frames = s.limiterActiveFrames
+        r.limiter_gain_db = s.limiterGainDb
+        r.limiter_min_gain_db = s.limiterMinGainDb
+        r.render_ns_last = s.renderNsLast
+        r.render_ns_max = s.renderNsMax
+        r.render_ns_p50 = s.renderNsP50
+        r.render_ns_p99 = s.renderNsP99
+        r.sources_added = s.sourcesAdded
+        r.sources_removed = s.sourcesRemoved
+        return r
+    }
+
+    static func cSourceStats(_ s: SourceStats) -> rtmix_source_stats {
+        var r = rtmix_source_stats()
+        r.size = UInt32(MemoryLayout<rtmix_source_stats>.size)
+        r.domain = s.domain.rawValue
+        r.sample_rate = UInt32(s.sampleRate)
+        r.channels = UInt32(s.channels)
+        r.frames_pushed = s.framesPushed
+        r.frames_rejected = s.framesRejected
+        r.frames_consumed = s.framesConsumed
+        r.frames_rendered = s.framesRendered
+        r.underrun_frames = s.underrunFrames
+        r.underrun_events = s.underrunEvents
+        r.nonfinite_samples = s.nonfiniteSamples
+        r.buffered_frames = UInt32(s.bufferedFrames)
+        r.capacity_frames = UInt32(s.capacityFrames)
+        r.buffered_ms = s.bufferedMs
+        r.gain = s.gain
+        r.muted = s.muted ? 1 : 0
+        return r
+    }
+
+    /// Copies `value` into `dest` up to `dest.pointee.size` bytes (the
+    /// caller's struct version), keeping the caller's `size`.
+    static func copyOut<T>(_ value: inout T, to dest: UnsafeMutablePointer<T>) -> Int32 {
+        let callerSize = dest.withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee }
+        guard callerSize >= UInt32(MemoryLayout<UInt32>.size) else { return RTMixError.invalidArgument.code }
+        let n = min(Int(callerSize), MemoryLayout<T>.size)
+        withUnsafeBytes(of: &value) { src in
+            UnsafeMutableRawPointer(dest).copyMemory(from: src.baseAddress!, byteCount: n)
+        }
+        dest.withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee = callerSize }
+        return 0
+    }
+}

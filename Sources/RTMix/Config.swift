@@ -1,0 +1,88 @@
+/// Gain domain of a source. `call` is far-end RTC voice and never goes below
+/// the engine's call gain floor; `media` is decoded player PCM.
+public enum Domain: Int32, Sendable, CaseIterable {
+    case call = 0
+    case media = 1
+}
+
+/// libsamplerate converter used for sources whose rate differs from the engine's.
+public enum ResamplerQuality: UInt32, Sendable {
+    case sincFastest = 0
+    case sincMedium = 1
+    case sincBest = 2
+    case linear = 3
+}
+
+/// Largest gain the setters accept (+24 dB).
+public let maxGain: Float = 16
+
+/// Supported sample rates and channel counts, shared by engine and sources.
+@usableFromInline let supportedRates = 8_000...192_000
+@usableFromInline let supportedChannels = 1...2
+
+/// Engine configuration. Defaults match `rtmix_engine_config_init`.
+public struct EngineConfig: Sendable, Equatable {
+    public var sampleRate: Int = 48_000
+    public var channels: Int = 2
+    public var maxFrames: Int = 4096
+    public var maxSources: Int = 32
+    public var callGainFloor: Float = 0.1
+    public var gainRampMs: Float = 10
+    public var limiterThresholdDb: Float = -1
+    public var resamplerQuality: ResamplerQuality = .sincFastest
+
+    public init() {}
+
+    /// Checks every field; returns nil when valid.
+    public func validate() -> RTMixError? {
+        guard supportedRates.contains(sampleRate), supportedChannels.contains(channels) else {
+            return .unsupportedFormat
+        }
+        guard (1...16_384).contains(maxFrames), (1...256).contains(maxSources),
+              callGainFloor.isFinite, callGainFloor >= 0, callGainFloor <= 1,
+              gainRampMs.isFinite, gainRampMs >= 1, gainRampMs <= 1000,
+              limiterThresholdDb.isFinite, limiterThresholdDb >= -20, limiterThresholdDb <= 0
+        else { return .invalidArgument }
+        return nil
+    }
+
+    /// Frames of one gain ramp at the engine rate (at least 1).
+    var rampFrames: Int { max(1, Int((Float(sampleRate) * gainRampMs / 1000).rounded())) }
+}
+
+/// Source configuration. Defaults match `rtmix_source_config_init`.
+public struct SourceConfig: Sendable, Equatable {
+    public var domain: Domain
+    public var sampleRate: Int
+    public var channels: Int
+    /// Ring capacity in source frames; 0 picks at least 400 ms, rounded up to
+    /// a power of two.
+    public var bufferFrames: Int = 0
+    public var gain: Float = 1
+
+    public init(domain: Domain, sampleRate: Int, channels: Int) {
+        self.domain = domain
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+
+    public static let maxBufferFrames = 1 << 22
+
+    public func validate() -> RTMixError? {
+        guard supportedRates.contains(sampleRate), supportedChannels.contains(channels) else {
+            return .unsupportedFormat
+        }
+        guard bufferFrames >= 0, bufferFrames <= SourceConfig.maxBufferFrames,
+              gain.isFinite, gain >= 0, gain <= maxGain
+        else { return .invalidArgument }
+        return nil
+    }
+
+    /// The ring capacity actually allocated (a power of two).
+    var ringCapacityFrames: Int {
+        let wanted = bufferFrames > 0 ? bufferFrames : sampleRate * 400 / 1000
+        var capacity = 1
+        while capacity < wanted { capacity <<= 1 }
+        return capacity
+    }
+}

@@ -1,0 +1,113 @@
+/// The Swift API of the mixer. The C ABI (`rtmix.h`) is a thin layer over
+/// the same core, so both behave identically.
+///
+/// Threads: `render*` from the render thread only (one at a time);
+/// `push*` from one producer thread per source; everything else from
+/// control threads. `render*` and `push*` are real-time safe.
+public final class Engine: @unchecked Sendable {
+    @usableFromInline let core: UnsafeMutablePointer<EngineCore>
+
+    public init(_ config: EngineConfig = EngineConfig()) throws(RTMixError) {
+        if let error = config.validate() { throw error }
+        guard let c = EngineCore(config: config) else { throw .noMemory }
+        core = .allocate(capacity: 1)
+        core.initialize(to: c)
+    }
+
+    deinit {
+        core.deinitialize(count: 1)
+        core.deallocate()
+    }
+
+    public var config: EngineConfig { core.pointee.config }
+
+    // MARK: sources (control threads)
+
+    public func addSource(_ config: SourceConfig) throws(RTMixError) -> SourceID {
+        let r = EngineCore.addSource(core, config)
+        if r.status != 0 { throw RTMixError(code: r.status) }
+        return SourceID(rawValue: r.id)
+    }
+
+    public func removeSource(_ id: SourceID) throws(RTMixError) {
+        let s = EngineCore.removeSource(core, id.rawValue)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    public func setGain(_ gain: Float, for id: SourceID) throws(RTMixError) {
+        let s = EngineCore.setSourceGain(core, id.rawValue, gain: gain, muted: nil)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    public func setMuted(_ muted: Bool, for id: SourceID) throws(RTMixError) {
+        let s = EngineCore.setSourceGain(core, id.rawValue, gain: nil, muted: muted)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    /// Sets a domain's gain (ramped). The call domain is clamped to
+    /// `config.callGainFloor`.
+    public func setDomainGain(_ gain: Float, for domain: Domain) throws(RTMixError) {
+        let s = EngineCore.setDomainGain(core, domain, gain)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    /// The effective (post-floor) target gain of a domain.
+    public func domainGain(_ domain: Domain) -> Float { EngineCore.domainGain(core, domain) }
+
+    public func stats() -> EngineStats { EngineCore.engineStats(core) }
+
+    public func stats(for id: SourceID) throws(RTMixError) -> SourceStats {
+        guard let s = EngineCore.sourceStats(core, id.rawValue) else { throw .notFound }
+        return s
+    }
+
+    // MARK: producer thread (real-time safe)
+
+    /// Pushes interleaved frames; returns how many frames fit (fewer than
+    /// given when the ring is full). `samples.count` must be a multiple of
+    /// the source's channel count.
+    @discardableResult
+    public func push(_ samples: UnsafeBufferPointer<Float>, to id: SourceID, channels: Int) throws(RTMixError) -> Int {
+        try pushRaw(samples.baseAddress, count: samples.count, channels: channels, format: .f32, id: id)
+    }
+
+    @discardableResult
+    public func push(_ samples: UnsafeBufferPointer<Int16>, to id: SourceID, channels: Int) throws(RTMixError) -> Int {
+        try pushRaw(samples.baseAddress, count: samples.count, channels: channels, format: .s16, id: id)
+    }
+
+    @usableFromInline
+    func pushRaw(_ base: UnsafeRawPointer?, count: Int, channels: Int, format: EngineCore.SampleFormat,
+                 id: SourceID) throws(RTMixError) -> Int {
+        guard let base, channels > 0, count % channels == 0 else { throw .invalidArgument }
+        var accepted = 0
+        let s = EngineCore.push(core, id: id.rawValue, samples: base, format: format,
+                                frames: count / channels, accepted: &accepted)
+        if s != 0 && s != RTMixError.bufferFull.code { throw RTMixError(code: s) }
+        return accepted
+    }
+
+    // MARK: render thread (real-time safe)
+
+    /// Renders `frames` interleaved frames (engine rate and channels) into
+    /// `output`, which must hold at least frames × channels samples.
+    public func render(into output: UnsafeMutableBufferPointer<Float>, frames: Int) throws(RTMixError) {
+        guard let base = output.baseAddress, output.count >= frames * core.pointee.config.channels
+        else { throw .invalidArgument }
+        let s = EngineCore.render(core, into: base, frames: frames)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    public func render(into output: UnsafeMutableBufferPointer<Int16>, frames: Int) throws(RTMixError) {
+        guard let base = output.baseAddress, output.count >= frames * core.pointee.config.channels
+        else { throw .invalidArgument }
+        let s = EngineCore.renderS16(core, into: base, frames: frames)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+}
+
+/// A source handle. Never 0; never reused during an engine's life.
+public struct SourceID: Hashable, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+}

@@ -1,0 +1,207 @@
+import CRTMixSupport
+import Synchronization
+
+/// Control paths: add/remove sources, gains, statistics, reclamation.
+/// Serialised by `controlLock`, which the render and producer paths never
+/// take; nothing here waits for them either.
+extension EngineCore {
+    
+    static func withControlLock<R>(_ e: UnsafeMutablePointer<EngineCore>, _ body: () -> R) -> R {
+        rtmix_support_mutex_lock(e.pointee.controlLock)
+        defer { rtmix_support_mutex_unlock(e.pointee.controlLock) }
+        reclaim(e)
+        return body()
+    }
+
+    /// The live source with this id (state active), or nil. Control lock held.
+    @usableFromInline
+    static func lookup(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32) -> UnsafeMutablePointer<SourceState>? {
+        guard id != 0 else { return nil }
+        let slot = e.pointee.slots + Int((id - 1) % UInt32(e.pointee.config.maxSources))
+        guard slot.pointee.state.load(ordering: .acquiring) == SlotState.active,
+              slot.pointee.id.load(ordering: .relaxed) == id
+        else { return nil }
+        return slot.pointee.source.load(ordering: .acquiring)
+    }
+
+    @usableFromInline
+    static func addSource(_ e: UnsafeMutablePointer<EngineCore>, _ config: SourceConfig) -> (status: Int32, id: UInt32) {
+        if let error = config.validate() { return (error.code, 0) }
+        return withControlLock(e) {
+            let maxSources = e.pointee.config.maxSources
+            var free = -1
+            for i in 0..<maxSources where e.pointee.slots[i].state.load(ordering: .acquiring) == SlotState.empty {
+                free = i
+                break
+            }
+            guard free >= 0 else { return (RTMixError.limit.code, 0) }
+            let generation = UInt64(e.pointee.nextGeneration)
+            let id64 = generation * UInt64(maxSources) + UInt64(free) + 1
+            guard id64 <= UInt64(UInt32.max) else { return (RTMixError.limit.code, 0) }
+            guard let state = SourceState(config: config, engine: e.pointee.config) else {
+                return (RTMixError.noMemory.code, 0)
+            }
+            let pointer = UnsafeMutablePointer<SourceState>.allocate(capacity: 1)
+            pointer.initialize(to: state)
+            e.pointee.nextGeneration += 1
+            let slot = e.pointee.slots + free
+            slot.pointee.source.store(pointer, ordering: .relaxed)
+            slot.pointee.id.store(UInt32(id64), ordering: .relaxed)
+            e.pointee.slotControl[free] = SlotControl()
+            // Publish: render and producers acquire `state` before reading the rest.
+            slot.pointee.state.store(SlotState.active, ordering: .sequentiallyConsistent)
+            e.pointee.activeSources += 1
+            e.pointee.sourcesAdded += 1
+            return (0, UInt32(id64))
+        }
+    }
+
+    @usableFromInline
+    static func removeSource(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32) -> Int32 {
+        withControlLock(e) {
+            guard lookup(e, id) != nil else { return RTMixError.notFound.code }
+            let index = Int((id - 1) % UInt32(e.pointee.config.maxSources))
+            e.pointee.slots[index].state.store(SlotState.removing, ordering: .sequentiallyConsistent)
+            e.pointee.slotControl[index] = SlotControl(
+                seqAtRemove: e.pointee.renderSeq.load(ordering: .sequentiallyConsistent),
+                removedAtNs: rtmix_support_monotonic_ns(), seqAtRetire: nil)
+            e.pointee.activeSources -= 1
+            e.pointee.sourcesRemoved += 1
+            return 0
+        }
+    }
+
+    /// How long a removed source waits for the renderer's fade-out before
+    /// the control thread retires it itself (the renderer is then idle:
+    /// no device callback ran since the removal).
+    @usableFromInline static var idleRetireNs: UInt64 { 100_000_000 }
+
+    /// Frees sources that neither the renderer nor a producer can touch any
+    /// more. Control lock held; never waits.
+    @usableFromInline
+    static func reclaim(_ e: UnsafeMutablePointer<EngineCore>) {
+        for i in 0..<e.pointee.config.maxSources {
+            let slot = e.pointee.slots + i
+            var state = slot.pointee.state.load(ordering: .sequentiallyConsistent)
+            if state == SlotState.removing {
+                let seq = e.pointee.renderSeq.load(ordering: .sequentiallyConsistent)
+                let control = e.pointee.slotControl[i]
+                if seq == control.seqAtRemove && seq & 1 == 0
+                    && rtmix_support_monotonic_ns() &- control.removedAtNs >= idleRetireNs {
+                    // No render pass since the removal for a while: retire it here.
+                    if slot.pointee.state.compareExchange(expected: SlotState.removing, desired: SlotState.retired,
+                                                          ordering: .sequentiallyConsistent).exchanged {
+                        state = SlotState.retired
+                    }
+                }
+            }
+            guard state == SlotState.retired else { continue }
+            let seq = e.pointee.renderSeq.load(ordering: .sequentiallyConsistent)
+            let renderClear: Bool
+            if let seen = e.pointee.slotControl[i].seqAtRetire {
+                renderClear = seq & 1 == 0 || seq != seen
+            } else {
+                renderClear = seq & 1 == 0
+                if !renderClear { e.pointee.slotControl[i].seqAtRetire = seq }
+            }
+            guard renderClear, slot.pointee.pushers.load(ordering: .sequentiallyConsistent) == 0 else { continue }
+            if let source = slot.pointee.source.exchange(nil, ordering: .acquiring) {
+                e.pointee.retiredRejected &+= source.pointee.framesRejected.read()
+                e.pointee.retiredNonfinite &+= source.pointee.nonfinitePushed.read()
+                source.deinitialize(count: 1)
+                source.deallocate()
+            }
+            e.pointee.slotControl[i] = SlotControl()
+            slot.pointee.state.store(SlotState.empty, ordering: .releasing)
+        }
+    }
+
+    @usableFromInline
+    static func setSourceGain(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32, gain: Float?, muted: Bool?) -> Int32 {
+        if let g = gain, !(g.isFinite && g >= 0 && g <= maxGain) { return RTMixError.invalidArgument.code }
+        return withControlLock(e) {
+            guard let s = lookup(e, id) else { return RTMixError.notFound.code }
+            if let g = gain { s.pointee.requestedGain.store(g) }
+            if let m = muted { s.pointee.muted.store(m ? 1 : 0) }
+            let effective = s.pointee.muted.load() == 1 ? 0 : s.pointee.requestedGain.load()
+            s.pointee.targetGain.store(effective)
+            return 0
+        }
+    }
+
+    @usableFromInline
+    static func setDomainGain(_ e: UnsafeMutablePointer<EngineCore>, _ domain: Domain, _ gain: Float) -> Int32 {
+        guard gain.isFinite, gain >= 0, gain <= maxGain else { return RTMixError.invalidArgument.code }
+        return withControlLock(e) {
+            switch domain {
+            case .call: e.pointee.callGainTarget.store(max(gain, e.pointee.config.callGainFloor))
+            case .media: e.pointee.mediaGainTarget.store(gain)
+            }
+            return 0
+        }
+    }
+
+    @usableFromInline
+    static func domainGain(_ e: UnsafeMutablePointer<EngineCore>, _ domain: Domain) -> Float {
+        switch domain {
+        case .call: return e.pointee.callGainTarget.load()
+        case .media: return e.pointee.mediaGainTarget.load()
+        }
+    }
+
+    @usableFromInline
+    static func engineStats(_ e: UnsafeMutablePointer<EngineCore>) -> EngineStats {
+        withControlLock(e) {
+            var st = EngineStats()
+            st.activeSources = e.pointee.activeSources
+            st.renderCalls = e.pointee.renderCalls.read()
+            st.framesRendered = e.pointee.framesRendered.read()
+            st.underrunFrames = e.pointee.underrunFrames.read()
+            var rejected = e.pointee.retiredRejected
+            var nonfinite = e.pointee.retiredNonfinite &+ e.pointee.nonfiniteMixed.read()
+            for i in 0..<e.pointee.config.maxSources {
+                let slot = e.pointee.slots + i
+                guard slot.pointee.state.load(ordering: .acquiring) != SlotState.empty,
+                      let s = slot.pointee.source.load(ordering: .acquiring) else { continue }
+                rejected &+= s.pointee.framesRejected.read()
+                nonfinite &+= s.pointee.nonfinitePushed.read()
+            }
+            st.rejectedFrames = rejected
+            st.nonfiniteSamples = nonfinite
+            st.limiterActiveFrames = e.pointee.limiterActiveFrames.read()
+            st.limiterGainDb = rtmix_support_linear_to_db(e.pointee.limiterGain.load())
+            st.limiterMinGainDb = rtmix_support_linear_to_db(e.pointee.limiterMinGain.load())
+            st.renderNsLast = e.pointee.renderNsLast.read()
+            st.renderNsMax = e.pointee.renderNsMax.read()
+            st.renderNsP50 = e.pointee.renderTimes.percentile(0.50)
+            st.renderNsP99 = e.pointee.renderTimes.percentile(0.99)
+            st.sourcesAdded = e.pointee.sourcesAdded
+            st.sourcesRemoved = e.pointee.sourcesRemoved
+            return st
+        }
+    }
+
+    @usableFromInline
+    static func sourceStats(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32) -> SourceStats? {
+        withControlLock(e) {
+            guard let s = lookup(e, id) else { return nil }
+            var st = SourceStats()
+            st.domain = s.pointee.domain
+            st.sampleRate = s.pointee.sampleRate
+            st.channels = s.pointee.channels
+            st.framesPushed = s.pointee.framesPushed.read()
+            st.framesRejected = s.pointee.framesRejected.read()
+            st.framesConsumed = s.pointee.framesConsumed.read()
+            st.framesRendered = s.pointee.framesRendered.read()
+            st.underrunFrames = s.pointee.underrunFrames.read()
+            st.underrunEvents = s.pointee.underrunEvents.read()
+            st.nonfiniteSamples = s.pointee.nonfinitePushed.read()
+            st.bufferedFrames = s.pointee.ring.bufferedFrames()
+            st.capacityFrames = s.pointee.ring.capacityFrames
+            st.bufferedMs = Float(st.bufferedFrames) * 1000 / Float(s.pointee.sampleRate)
+            st.gain = s.pointee.requestedGain.load()
+            st.muted = s.pointee.muted.load() == 1
+            return st
+        }
+    }
+}

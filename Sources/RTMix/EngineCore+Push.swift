@@ -1,0 +1,54 @@
+import Synchronization
+
+/// The producer path: wait-free, real-time safe. One producer thread per
+/// source at a time.
+extension EngineCore {
+    /// PCM sample formats accepted by `push`.
+    @usableFromInline
+    enum SampleFormat { case f32, s16 }
+
+    /// Writes what fits of `frames` interleaved frames into the source's ring.
+    /// `accepted` receives the frames written. Returns 0, or
+    /// invalidArgument / notFound / bufferFull (the fitting part was written).
+    @usableFromInline @_noLocks
+    static func push(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32, samples: UnsafeRawPointer,
+                     format: SampleFormat, frames: Int, accepted: inout Int) -> Int32 {
+        accepted = 0
+        guard frames > 0 else { return RTMixError.invalidArgument.code }
+        guard id != 0 else { return RTMixError.notFound.code }
+        let slot = e.pointee.slots + Int((id - 1) % UInt32(e.pointee.config.maxSources))
+        // Announce the push before looking at the slot: a control thread
+        // frees a retired source only when it sees no pusher (SourceSlot).
+        slot.pointee.pushers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { slot.pointee.pushers.wrappingSubtract(1, ordering: .releasing) }
+        guard slot.pointee.state.load(ordering: .sequentiallyConsistent) == SlotState.active,
+              slot.pointee.id.load(ordering: .acquiring) == id,
+              let s = slot.pointee.source.load(ordering: .acquiring)
+        else { return RTMixError.notFound.code }
+
+        let channels = s.pointee.channels
+        let regions = s.pointee.ring.writableRegions(maxFrames: frames)
+        var nonfinite = 0
+        switch format {
+        case .f32:
+            let input = samples.assumingMemoryBound(to: Float.self)
+            nonfinite += Mixing.copySanitized(input, regions.first, count: regions.firstFrames * channels)
+            nonfinite += Mixing.copySanitized(input + regions.firstFrames * channels, regions.second,
+                                              count: regions.secondFrames * channels)
+        case .s16:
+            let input = samples.assumingMemoryBound(to: Int16.self)
+            Mixing.convertFromS16(input, regions.first, count: regions.firstFrames * channels)
+            Mixing.convertFromS16(input + regions.firstFrames * channels, regions.second,
+                                  count: regions.secondFrames * channels)
+        }
+        s.pointee.ring.commitWrite(regions.frames)
+        accepted = regions.frames
+        s.pointee.framesPushed.add(regions.frames)
+        if nonfinite > 0 { s.pointee.nonfinitePushed.add(nonfinite) }
+        if regions.frames < frames {
+            s.pointee.framesRejected.add(frames - regions.frames)
+            return RTMixError.bufferFull.code
+        }
+        return 0
+    }
+}

@@ -1,0 +1,268 @@
+import CRTMixSupport
+import Synchronization
+
+/// The render path: pull every source, resample, map channels, apply
+/// source × domain gain ramps, sum, limit. Real-time safe: no locks,
+/// allocation, reference counting or waiting (`@_noLocks` checks it).
+extension EngineCore {
+    /// Mixes `frames` frames into `out` (interleaved, engine channels).
+    /// Returns an RTMix status; on error `out` is untouched.
+    @usableFromInline @_noLocks
+    static func render(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Float>,
+                       frames: Int) -> Int32 {
+        let status = beginRender(e, frames: frames)
+        if status != 0 { return status }
+        renderClaimed(e, into: out, frames: frames)
+        endRender(e)
+        return 0
+    }
+
+    /// As `render`, converted to int16 with saturation (mixes in the
+    /// engine's own bus first).
+    @usableFromInline @_noLocks
+    static func renderS16(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Int16>,
+                          frames: Int) -> Int32 {
+        let status = beginRender(e, frames: frames)
+        if status != 0 { return status }
+        renderClaimed(e, into: e.pointee.mix, frames: frames)
+        Mixing.convertToS16(e.pointee.mix, out, count: frames * e.pointee.config.channels)
+        endRender(e)
+        return 0
+    }
+
+    /// Validates the frame count and claims the render role.
+    @_noLocks
+    static func beginRender(_ e: UnsafeMutablePointer<EngineCore>, frames: Int) -> Int32 {
+        guard frames > 0 else { return RTMixError.invalidArgument.code }
+        guard frames <= e.pointee.config.maxFrames else { return RTMixError.tooManyFrames.code }
+        guard e.pointee.rendering.compareExchange(expected: false, desired: true,
+                                                  ordering: .acquiring).exchanged
+        else { return RTMixError.badState.code }
+        return 0
+    }
+
+    @_noLocks
+    static func endRender(_ e: UnsafeMutablePointer<EngineCore>) {
+        e.pointee.rendering.store(false, ordering: .releasing)
+    }
+
+    /// The mix itself; the caller holds the render role.
+    @usableFromInline @_noLocks
+    static func renderClaimed(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Float>,
+                              frames: Int) {
+        // Odd while rendering: control threads do not free what this pass may see.
+        e.pointee.renderSeq.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        let start: UInt64 = _unsafePerformance { rtmix_support_monotonic_ns() }
+
+        let channels = e.pointee.config.channels
+        out.update(repeating: 0, count: frames * channels)
+
+        let maxFrames = e.pointee.config.maxFrames
+        let callCurve = e.pointee.domainCurves
+        let mediaCurve = e.pointee.domainCurves + maxFrames
+        let callGain = prepareDomain(&e.pointee.callRamp, target: e.pointee.callGainTarget.load(),
+                                     curve: callCurve, frames: frames)
+        let mediaGain = prepareDomain(&e.pointee.mediaRamp, target: e.pointee.mediaGainTarget.load(),
+                                      curve: mediaCurve, frames: frames)
+
+        var underruns = 0
+        for i in 0..<e.pointee.config.maxSources {
+            let slot = e.pointee.slots + i
+            let state = slot.pointee.state.load(ordering: .sequentiallyConsistent)
+            guard state == SlotState.active || state == SlotState.removing,
+                  let source = slot.pointee.source.load(ordering: .acquiring)
+            else { continue }
+            let isCall = source.pointee.isCall
+            let result = mixSource(source, removing: state == SlotState.removing,
+                                   into: out, outChannels: channels, frames: frames,
+                                   domainGain: isCall ? callGain : mediaGain,
+                                   domainCurve: isCall ? callCurve : mediaCurve,
+                                   fadeFrames: e.pointee.fadeFrames)
+            underruns += result.underrunFrames
+            if result.fadedOut {
+                // Last touch of this source by the renderer.
+                _ = slot.pointee.state.compareExchange(expected: SlotState.removing, desired: SlotState.retired,
+                                                      ordering: .sequentiallyConsistent)
+            }
+        }
+
+        let report = e.pointee.limiter.process(out, frames: frames, channels: channels)
+
+        e.pointee.renderCalls.add(1)
+        e.pointee.framesRendered.add(frames)
+        e.pointee.underrunFrames.add(underruns)
+        e.pointee.limiterActiveFrames.add(report.changedFrames)
+        e.pointee.nonfiniteMixed.add(report.nonfiniteSamples)
+        e.pointee.limiterGain.store(e.pointee.limiter.gain)
+        e.pointee.limiterMinGain.store(e.pointee.limiter.minGain)
+        let end: UInt64 = _unsafePerformance { rtmix_support_monotonic_ns() }
+        let elapsed = end &- start
+        e.pointee.renderNsLast.set(elapsed)
+        if elapsed > e.pointee.renderNsMax.read() { e.pointee.renderNsMax.set(elapsed) }
+        e.pointee.renderTimes.record(elapsed)
+
+        e.pointee.renderSeq.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Advances a domain ramp over the block. Returns its gain when it is
+    /// constant for the whole block, or nil after writing per-frame gains
+    /// into `curve`.
+    @_noLocks
+    static func prepareDomain(_ ramp: inout GainRamp, target: Float, curve: UnsafeMutablePointer<Float>,
+                              frames: Int) -> Float? {
+        ramp.setTarget(target)
+        if ramp.isSteady { return ramp.current }
+        ramp.fill(curve, frames: frames)
+        return nil
+    }
+
+    @usableFromInline
+    struct SourceResult {
+        @usableFromInline var underrunFrames = 0
+        @usableFromInline var fadedOut = false
+        init() {}
+    }
+
+    /// Pulls up to `frames` output frames from one source and adds them to
+    /// the mix. A shortfall is an underrun: the frames before the gap fade
+    /// out over `fadeFrames`, the gap stays silent, and the next data fades
+    /// in.
+    @usableFromInline @_noLocks
+    static func mixSource(_ s: UnsafeMutablePointer<SourceState>, removing: Bool,
+                          into mix: UnsafeMutablePointer<Float>, outChannels: Int, frames: Int,
+                          domainGain: Float?, domainCurve: UnsafePointer<Float>,
+                          fadeFrames: Int) -> SourceResult {
+        var result = SourceResult()
+        s.pointee.gainRamp.setTarget(removing ? 0 : s.pointee.targetGain.load())
+        let inChannels = s.pointee.channels
+
+        // 1. Pull: straight from the ring (same rate) or through the resampler.
+        var first: UnsafePointer<Float> = UnsafePointer(s.pointee.scratch)
+        var firstFrames = 0
+        var second: UnsafePointer<Float> = UnsafePointer(s.pointee.scratch)
+        var secondFrames = 0
+        var bypassRead = 0
+        let isBypass: Bool
+        switch s.pointee.resampler {
+        case .none:
+            isBypass = true
+            let regions = s.pointee.ring.readableRegions(maxFrames: frames)
+            first = UnsafePointer(regions.first)
+            firstFrames = regions.firstFrames
+            second = UnsafePointer(regions.second)
+            secondFrames = regions.secondFrames
+            bypassRead = regions.frames
+        case .some(let resampler):
+            isBypass = false
+            firstFrames = pullResampled(resampler, ring: s.pointee.ring, into: s.pointee.scratch,
+                                        channels: inChannels, frames: frames, consumed: s.pointee.framesConsumed)
+        }
+        let produced = firstFrames + secondFrames
+
+        // 2. Underrun bookkeeping.
+        if produced > 0 { s.pointee.started = true }
+        if produced < frames {
+            if s.pointee.started {
+                result.underrunFrames = frames - produced
+                s.pointee.underrunFrames.add(frames - produced)
+                if !s.pointee.starving { s.pointee.underrunEvents.add(1) }
+            }
+            s.pointee.starving = true
+        } else {
+            s.pointee.starving = false
+        }
+
+        // 3. Gains: constant for the block, or a per-frame curve.
+        let presence = s.pointee.presence
+        let steady = s.pointee.gainRamp.isSteady && domainGain != nil && presence == 1 && produced == frames
+        if produced == 0 {
+            s.pointee.gainRamp.skip(frames)
+            if s.pointee.started { s.pointee.presence = 0 }
+        } else if steady, let d = domainGain {
+            let g = s.pointee.gainRamp.current * d
+            if g != 0 {
+                Mixing.accumulate(first, inChannels: inChannels, into: mix, outChannels: outChannels,
+                                  frames: firstFrames, gain: g)
+                if secondFrames > 0 {
+                    Mixing.accumulate(second, inChannels: inChannels, into: mix + firstFrames * outChannels,
+                                      outChannels: outChannels, frames: secondFrames, gain: g)
+                }
+            }
+        } else {
+            let curve = s.pointee.gainCurve
+            s.pointee.gainRamp.fill(curve, frames: frames)
+            if let d = domainGain {
+                if d != 1 { for i in 0..<produced { curve[i] *= d } }
+            } else {
+                for i in 0..<produced { curve[i] *= domainCurve[i] }
+            }
+            var p = presence
+            if p < 1 {
+                let step = 1 / Float(fadeFrames)
+                var i = 0
+                while i < produced && p < 1 {
+                    p = min(1, p + step)
+                    curve[i] *= p
+                    i += 1
+                }
+            }
+            if produced < frames {
+                // Fade out the frames just before the gap.
+                let k = min(produced, fadeFrames)
+                for j in 0..<k { curve[produced - k + j] *= Float(k - j) / Float(k + 1) }
+                p = 0
+            }
+            s.pointee.presence = p
+            Mixing.accumulate(first, inChannels: inChannels, into: mix, outChannels: outChannels,
+                              frames: firstFrames, gains: curve)
+            if secondFrames > 0 {
+                Mixing.accumulate(second, inChannels: inChannels, into: mix + firstFrames * outChannels,
+                                  outChannels: outChannels, frames: secondFrames, gains: curve + firstFrames)
+            }
+        }
+        if isBypass && bypassRead > 0 {
+            s.pointee.ring.commitRead(bypassRead)
+            s.pointee.framesConsumed.add(bypassRead)
+        }
+        s.pointee.framesRendered.add(produced)
+
+        if removing && s.pointee.gainRamp.isSteady && s.pointee.gainRamp.current == 0 {
+            result.fadedOut = true
+        }
+        return result
+    }
+
+    /// Fills `scratch` with up to `frames` resampled frames from the ring.
+    /// Returns the frames produced.
+    @usableFromInline @_noLocks
+    static func pullResampled(_ resampler: borrowing Resampler, ring: borrowing SPSCRing,
+                              into scratch: UnsafeMutablePointer<Float>, channels: Int, frames: Int,
+                              consumed: borrowing Counter) -> Int {
+        let regions = ring.readableRegions(maxFrames: Int.max)
+        var input = UnsafePointer(regions.first)
+        var inputLeft = regions.firstFrames
+        var onSecond = false
+        var produced = 0
+        var used = 0
+        while produced < frames {
+            let r = resampler.process(input: input, inputFrames: inputLeft,
+                                      output: scratch + produced * channels, outputFrames: frames - produced)
+            produced += r.generated
+            used += r.used
+            input += r.used * channels
+            inputLeft -= r.used
+            if inputLeft == 0 && !onSecond && regions.secondFrames > 0 {
+                onSecond = true
+                input = UnsafePointer(regions.second)
+                inputLeft = regions.secondFrames
+                continue
+            }
+            if r.generated == 0 && r.used == 0 { break }
+        }
+        if used > 0 {
+            ring.commitRead(used)
+            consumed.add(used)
+        }
+        return produced
+    }
+}

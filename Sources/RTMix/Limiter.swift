@@ -1,0 +1,83 @@
+import CRTMixSupport
+
+/// The last stage of the mix: keeps the output finite and inside (-1, 1)
+/// without discontinuities, and leaves it bit-exact while it stays under
+/// the threshold.
+///
+/// Two parts:
+/// 1. A peak-following gain (one-pole attack ~1 ms, release ~80 ms) that
+///    brings sustained overloads down to the threshold smoothly. The gain is
+///    exactly 1 whenever no overload has been seen recently.
+/// 2. A soft clipper that catches what the attack lets through: identity up
+///    to the threshold T, then T + k·u/(1+u) with k = 1 − T and
+///    u = (|x| − T)/k. It is continuous with a continuous first derivative
+///    at T and never reaches 1.0.
+/// Non-finite samples are replaced by 0 and counted.
+@usableFromInline
+struct Limiter {
+    @usableFromInline let threshold: Float
+    @usableFromInline let knee: Float
+    @usableFromInline let attack: Float
+    @usableFromInline let release: Float
+    @usableFromInline var gain: Float = 1
+    @usableFromInline var minGain: Float = 1
+
+    init(thresholdDb: Float, sampleRate: Int) {
+        threshold = min(0.999, rtmix_support_db_to_linear(thresholdDb))
+        knee = 1 - threshold
+        attack = rtmix_support_one_pole_coeff(0.001, Float(sampleRate))
+        release = rtmix_support_one_pole_coeff(0.080, Float(sampleRate))
+    }
+
+    /// Result of processing one block.
+    @usableFromInline
+    struct BlockReport {
+        @usableFromInline var changedFrames = 0
+        @usableFromInline var nonfiniteSamples = 0
+        init() {}
+    }
+
+    @_noLocks
+    func softClip(_ y: Float) -> Float {
+        let a = y.magnitude
+        if a <= threshold { return y }
+        let u = (a - threshold) / knee
+        let shaped = threshold + knee * (u / (1 + u))
+        return y < 0 ? -shaped : shaped
+    }
+
+    /// Limits `frames` interleaved frames of `channels` in place.
+    @_noLocks
+    mutating func process(_ buffer: UnsafeMutablePointer<Float>, frames: Int, channels: Int) -> BlockReport {
+        var report = BlockReport()
+        var g = gain
+        var lowest = minGain
+        for f in 0..<frames {
+            let frame = buffer + f * channels
+            var peak: Float = 0
+            for c in 0..<channels {
+                let x = frame[c]
+                if !x.isFinite {
+                    frame[c] = 0
+                    report.nonfiniteSamples += 1
+                } else if x.magnitude > peak {
+                    peak = x.magnitude
+                }
+            }
+            let needed: Float = peak > threshold ? threshold / peak : 1
+            if needed < g {
+                g += (needed - g) * attack
+            } else if g < 1 {
+                g += (needed - g) * release
+                if g > 0.999_999 { g = 1 }
+            }
+            if g < lowest { lowest = g }
+            if g == 1 && peak <= threshold { continue }  // untouched: bit-exact
+            report.changedFrames += 1
+            for c in 0..<channels { frame[c] = softClip(frame[c] * g) }
+        }
+        gain = g
+        minGain = lowest
+        return report
+    }
+}

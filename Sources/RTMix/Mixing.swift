@@ -1,0 +1,94 @@
+/// Sample-level kernels of the mix: channel mapping with gain, and output
+/// conversion. Pure functions over raw pointers; no state.
+@usableFromInline
+enum Mixing {
+    /// Adds `frames` frames of `input` (interleaved, `inChannels`) into `mix`
+    /// (interleaved, `outChannels`) with a per-frame gain. Mono→stereo
+    /// duplicates; stereo→mono averages.
+    @_noLocks
+    static func accumulate(_ input: UnsafePointer<Float>, inChannels: Int,
+                           into mix: UnsafeMutablePointer<Float>, outChannels: Int,
+                           frames: Int, gains: UnsafePointer<Float>) {
+        switch (inChannels, outChannels) {
+        case (1, 1):
+            for i in 0..<frames { mix[i] += input[i] * gains[i] }
+        case (1, 2):
+            for i in 0..<frames {
+                let v = input[i] * gains[i]
+                mix[2 * i] += v
+                mix[2 * i + 1] += v
+            }
+        case (2, 2):
+            for i in 0..<frames {
+                let g = gains[i]
+                mix[2 * i] += input[2 * i] * g
+                mix[2 * i + 1] += input[2 * i + 1] * g
+            }
+        default:  // (2, 1)
+            for i in 0..<frames {
+                mix[i] += (input[2 * i] + input[2 * i + 1]) * 0.5 * gains[i]
+            }
+        }
+    }
+
+    /// As `accumulate` with one gain for every frame.
+    @_noLocks
+    static func accumulate(_ input: UnsafePointer<Float>, inChannels: Int,
+                           into mix: UnsafeMutablePointer<Float>, outChannels: Int,
+                           frames: Int, gain g: Float) {
+        switch (inChannels, outChannels) {
+        case (1, 1):
+            for i in 0..<frames { mix[i] += input[i] * g }
+        case (1, 2):
+            for i in 0..<frames {
+                let v = input[i] * g
+                mix[2 * i] += v
+                mix[2 * i + 1] += v
+            }
+        case (2, 2):
+            for i in 0..<(2 * frames) { mix[i] += input[i] * g }
+        default:  // (2, 1)
+            let h = 0.5 * g
+            for i in 0..<frames { mix[i] += (input[2 * i] + input[2 * i + 1]) * h }
+        }
+    }
+
+    /// Float (already limited to (-1, 1)) to int16 with saturation.
+    @_noLocks
+    static func convertToS16(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Int16>, count: Int) {
+        for i in 0..<count {
+            let scaled = input[i] * 32767
+            // Saturate, then round half away from zero (truncation of x ± 0.5).
+            if scaled >= 32767 {
+                output[i] = 32767
+            } else if scaled <= -32768 {
+                output[i] = -32768
+            } else {
+                output[i] = Int16(scaled + (scaled < 0 ? -0.5 : 0.5))
+            }
+        }
+    }
+
+    /// Copies PCM into a ring span, replacing NaN/Inf by 0. Returns how many
+    /// samples were replaced.
+    @_noLocks
+    static func copySanitized(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int) -> Int {
+        var bad = 0
+        for i in 0..<count {
+            let x = input[i]
+            if x.isFinite {
+                output[i] = x
+            } else {
+                output[i] = 0
+                bad += 1
+            }
+        }
+        return bad
+    }
+
+    /// int16 PCM to float (sample / 32768) into a ring span.
+    @_noLocks
+    static func convertFromS16(_ input: UnsafePointer<Int16>, _ output: UnsafeMutablePointer<Float>, count: Int) {
+        for i in 0..<count { output[i] = Float(input[i]) * (1.0 / 32768.0) }
+    }
+}

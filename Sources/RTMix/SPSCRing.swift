@@ -1,0 +1,107 @@
+import Synchronization
+
+/// Up to two contiguous spans of a ring, in frames (the second is used when
+/// the region wraps around the end of the storage).
+@usableFromInline
+struct RingRegions {
+    @usableFromInline var first: UnsafeMutablePointer<Float>
+    @usableFromInline var firstFrames: Int
+    @usableFromInline var second: UnsafeMutablePointer<Float>
+    @usableFromInline var secondFrames: Int
+    var frames: Int { @_noLocks get { firstFrames + secondFrames } }
+
+    
+    init(first: UnsafeMutablePointer<Float>, firstFrames: Int, second: UnsafeMutablePointer<Float>, secondFrames: Int) {
+        self.first = first
+        self.firstFrames = firstFrames
+        self.second = second
+        self.secondFrames = secondFrames
+    }
+}
+
+/// A fixed-capacity single-producer / single-consumer ring of interleaved
+/// float frames.
+///
+/// Indices are monotonically increasing frame counters (64-bit, they never
+/// wrap in practice); the slot is `index & mask`. The producer publishes
+/// written frames with a release store of `writeIndex`, the consumer
+/// acquires it before reading; symmetrically for `readIndex`. Each side's
+/// own index is loaded `.relaxed` because only that side ever stores it.
+///
+/// Usage (miniaudio-style acquire/commit): `writableRegions` → fill →
+/// `commitWrite`; `readableRegions` → read → `commitRead`. The ring never
+/// allocates after `init`.
+@usableFromInline
+struct SPSCRing: ~Copyable {
+    @usableFromInline let storage: UnsafeMutablePointer<Float>
+    @usableFromInline let capacityFrames: Int
+    @usableFromInline let channels: Int
+    @usableFromInline let mask: Int
+    @usableFromInline let writeIndex = Atomic<Int>(0)
+    @usableFromInline let readIndex = Atomic<Int>(0)
+
+    /// `capacityFrames` must be a power of two.
+    init(capacityFrames: Int, channels: Int) {
+        precondition(capacityFrames > 0 && capacityFrames & (capacityFrames - 1) == 0)
+        self.capacityFrames = capacityFrames
+        self.channels = channels
+        self.mask = capacityFrames - 1
+        storage = .allocate(capacity: capacityFrames * channels)
+        storage.initialize(repeating: 0, count: capacityFrames * channels)
+    }
+
+    deinit { storage.deallocate() }
+
+    @_noLocks
+    func regions(start: Int, frames: Int) -> RingRegions {
+        let slot = start & mask
+        let first = min(frames, capacityFrames - slot)
+        return RingRegions(first: storage + slot * channels, firstFrames: first,
+                           second: storage, secondFrames: frames - first)
+    }
+
+    // MARK: producer
+
+    /// Space the producer may fill, at most `maxFrames`.
+    @_noLocks
+    func writableRegions(maxFrames: Int) -> RingRegions {
+        let w = writeIndex.load(ordering: .relaxed)  // own index
+        let r = readIndex.load(ordering: .acquiring)  // consumer has finished reading up to r
+        let free = capacityFrames - (w - r)
+        return regions(start: w, frames: min(free, maxFrames))
+    }
+
+    /// Publishes `frames` frames written into `writableRegions`.
+    @_noLocks
+    func commitWrite(_ frames: Int) {
+        let w = writeIndex.load(ordering: .relaxed)
+        writeIndex.store(w + frames, ordering: .releasing)
+    }
+
+    // MARK: consumer
+
+    /// Frames the consumer may read, at most `maxFrames`.
+    @_noLocks
+    func readableRegions(maxFrames: Int) -> RingRegions {
+        let r = readIndex.load(ordering: .relaxed)  // own index
+        let w = writeIndex.load(ordering: .acquiring)  // producer's writes up to w are visible
+        return regions(start: r, frames: min(w - r, maxFrames))
+    }
+
+    /// Releases `frames` frames read from `readableRegions` back to the producer.
+    @_noLocks
+    func commitRead(_ frames: Int) {
+        let r = readIndex.load(ordering: .relaxed)
+        readIndex.store(r + frames, ordering: .releasing)
+    }
+
+    // MARK: any thread
+
+    /// Frames currently buffered (approximate while both sides run).
+    @_noLocks
+    func bufferedFrames() -> Int {
+        let r = readIndex.load(ordering: .acquiring)
+        let w = writeIndex.load(ordering: .acquiring)
+        return max(0, min(capacityFrames, w - r))
+    }
+}

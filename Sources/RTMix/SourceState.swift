@@ -1,0 +1,83 @@
+/// Everything one source needs, allocated by `addSource` and freed by the
+/// control thread once neither the renderer nor the producer can touch it.
+///
+/// Ownership by field:
+/// - producer thread: the write side of `ring`, `framesPushed`,
+///   `framesRejected`, `nonfinitePushed`;
+/// - render thread: the read side of `ring`, `resampler`, `scratch`,
+///   `gainCurve`, `gainRamp`, `presence`, `started`, `starving` and the
+///   render counters;
+/// - control threads (under the engine's control lock): `targetGain`,
+///   `requestedGain`, `muted` (read by the renderer).
+@usableFromInline
+struct SourceState: ~Copyable {
+    @usableFromInline let domain: Domain
+    /// `domain == .call`, precomputed: the renderer avoids enum comparisons.
+    @usableFromInline let isCall: Bool
+    @usableFromInline let sampleRate: Int
+    @usableFromInline let channels: Int
+    @usableFromInline let ring: SPSCRing
+    /// nil when the source's rate equals the engine's (bypass).
+    @usableFromInline let resampler: Resampler?
+    /// maxFrames × channels floats: resampler output.
+    @usableFromInline let scratch: UnsafeMutablePointer<Float>
+    /// maxFrames floats: per-frame gain of the current block.
+    @usableFromInline let gainCurve: UnsafeMutablePointer<Float>
+
+    // render thread
+    @usableFromInline var gainRamp: GainRamp
+    /// Underrun fade level; starts at 1 so the first data plays unfaded
+    /// (bit-exact), falls to 0 in an underrun, fades back in on resume.
+    @usableFromInline var presence: Float = 1
+    @usableFromInline var started = false
+    @usableFromInline var starving = false
+    /// Set once the source's removal fade has finished.
+    @usableFromInline var faded = false
+
+    // control → render
+    @usableFromInline let targetGain: AtomicFloat
+    @usableFromInline let requestedGain: AtomicFloat
+    @usableFromInline let muted: AtomicFloat  // 1 = muted
+
+    // producer counters
+    @usableFromInline let framesPushed = Counter()
+    @usableFromInline let framesRejected = Counter()
+    @usableFromInline let nonfinitePushed = Counter()
+    // render counters
+    @usableFromInline let framesConsumed = Counter()
+    @usableFromInline let framesRendered = Counter()
+    @usableFromInline let underrunFrames = Counter()
+    @usableFromInline let underrunEvents = Counter()
+
+    /// Returns nil when an allocation fails.
+    init?(config: SourceConfig, engine: EngineConfig) {
+        domain = config.domain
+        isCall = config.domain == .call
+        sampleRate = config.sampleRate
+        channels = config.channels
+        if config.sampleRate == engine.sampleRate {
+            resampler = nil
+        } else {
+            resampler = Resampler(quality: engine.resamplerQuality, channels: config.channels,
+                                  inputRate: config.sampleRate, outputRate: engine.sampleRate)
+            switch resampler {
+            case .none: return nil
+            case .some: break
+            }
+        }
+        ring = SPSCRing(capacityFrames: config.ringCapacityFrames, channels: config.channels)
+        scratch = .allocate(capacity: engine.maxFrames * config.channels)
+        scratch.initialize(repeating: 0, count: engine.maxFrames * config.channels)
+        gainCurve = .allocate(capacity: engine.maxFrames)
+        gainCurve.initialize(repeating: 0, count: engine.maxFrames)
+        gainRamp = GainRamp(initial: config.gain, rampFrames: engine.rampFrames)
+        targetGain = AtomicFloat(config.gain)
+        requestedGain = AtomicFloat(config.gain)
+        muted = AtomicFloat(0)
+    }
+
+    deinit {
+        scratch.deallocate()
+        gainCurve.deallocate()
+    }
+}
