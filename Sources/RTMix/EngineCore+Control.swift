@@ -35,7 +35,7 @@ extension EngineCore {
                 break
             }
             guard free >= 0 else { return (RTMixError.limit.code, 0) }
-            let generation = UInt64(e.pointee.nextGeneration)
+            let generation = UInt64(e.pointee.controlState.pointee.nextGeneration)
             let id64 = generation * UInt64(maxSources) + UInt64(free) + 1
             guard id64 <= UInt64(UInt32.max) else { return (RTMixError.limit.code, 0) }
             guard let state = SourceState(config: config, engine: e.pointee.config) else {
@@ -43,15 +43,15 @@ extension EngineCore {
             }
             let pointer = UnsafeMutablePointer<SourceState>.allocate(capacity: 1)
             pointer.initialize(to: state)
-            e.pointee.nextGeneration += 1
+            e.pointee.controlState.pointee.nextGeneration += 1
             let slot = e.pointee.slots + free
             slot.pointee.source.store(pointer, ordering: .relaxed)
             slot.pointee.id.store(UInt32(id64), ordering: .relaxed)
             e.pointee.slotControl[free] = SlotControl()
             // Publish: render and producers acquire `state` before reading the rest.
             slot.pointee.state.store(SlotState.active, ordering: .sequentiallyConsistent)
-            e.pointee.activeSources += 1
-            e.pointee.sourcesAdded += 1
+            e.pointee.controlState.pointee.activeSources += 1
+            e.pointee.controlState.pointee.sourcesAdded += 1
             return (0, UInt32(id64))
         }
     }
@@ -65,8 +65,8 @@ extension EngineCore {
             e.pointee.slotControl[index] = SlotControl(
                 seqAtRemove: e.pointee.renderSeq.load(ordering: .sequentiallyConsistent),
                 removedAtNs: rtmix_support_monotonic_ns(), seqAtRetire: nil)
-            e.pointee.activeSources -= 1
-            e.pointee.sourcesRemoved += 1
+            e.pointee.controlState.pointee.activeSources -= 1
+            e.pointee.controlState.pointee.sourcesRemoved += 1
             return 0
         }
     }
@@ -106,8 +106,8 @@ extension EngineCore {
             }
             guard renderClear, slot.pointee.pushers.load(ordering: .sequentiallyConsistent) == 0 else { continue }
             if let source = slot.pointee.source.exchange(nil, ordering: .acquiring) {
-                e.pointee.retiredRejected &+= source.pointee.framesRejected.read()
-                e.pointee.retiredNonfinite &+= source.pointee.nonfinitePushed.read()
+                e.pointee.controlState.pointee.retiredRejected &+= source.pointee.framesRejected.read()
+                e.pointee.controlState.pointee.retiredNonfinite &+= source.pointee.nonfinitePushed.read()
                 source.deinitialize(count: 1)
                 source.deallocate()
             }
@@ -153,12 +153,12 @@ extension EngineCore {
     static func engineStats(_ e: UnsafeMutablePointer<EngineCore>) -> EngineStats {
         withControlLock(e) {
             var st = EngineStats()
-            st.activeSources = e.pointee.activeSources
+            st.activeSources = e.pointee.controlState.pointee.activeSources
             st.renderCalls = e.pointee.renderCalls.read()
             st.framesRendered = e.pointee.framesRendered.read()
             st.underrunFrames = e.pointee.underrunFrames.read()
-            var rejected = e.pointee.retiredRejected
-            var nonfinite = e.pointee.retiredNonfinite &+ e.pointee.nonfiniteMixed.read()
+            var rejected = e.pointee.controlState.pointee.retiredRejected
+            var nonfinite = e.pointee.controlState.pointee.retiredNonfinite &+ e.pointee.nonfiniteMixed.read()
             for i in 0..<e.pointee.config.maxSources {
                 let slot = e.pointee.slots + i
                 guard slot.pointee.state.load(ordering: .acquiring) != SlotState.empty,
@@ -175,8 +175,8 @@ extension EngineCore {
             st.renderNsMax = e.pointee.renderNsMax.read()
             st.renderNsP50 = e.pointee.renderTimes.percentile(0.50)
             st.renderNsP99 = e.pointee.renderTimes.percentile(0.99)
-            st.sourcesAdded = e.pointee.sourcesAdded
-            st.sourcesRemoved = e.pointee.sourcesRemoved
+            st.sourcesAdded = e.pointee.controlState.pointee.sourcesAdded
+            st.sourcesRemoved = e.pointee.controlState.pointee.sourcesRemoved
             return st
         }
     }

@@ -55,14 +55,15 @@ extension EngineCore {
         let start: UInt64 = _unsafePerformance { rtmix_support_monotonic_ns() }
 
         let channels = e.pointee.config.channels
+        let rs = e.pointee.renderState
         out.update(repeating: 0, count: frames * channels)
 
         let maxFrames = e.pointee.config.maxFrames
         let callCurve = e.pointee.domainCurves
         let mediaCurve = e.pointee.domainCurves + maxFrames
-        let callGain = prepareDomain(&e.pointee.callRamp, target: e.pointee.callGainTarget.load(),
+        let callGain = prepareDomain(&rs.pointee.callRamp, target: e.pointee.callGainTarget.load(),
                                      curve: callCurve, frames: frames)
-        let mediaGain = prepareDomain(&e.pointee.mediaRamp, target: e.pointee.mediaGainTarget.load(),
+        let mediaGain = prepareDomain(&rs.pointee.mediaRamp, target: e.pointee.mediaGainTarget.load(),
                                       curve: mediaCurve, frames: frames)
 
         var underruns = 0
@@ -86,15 +87,15 @@ extension EngineCore {
             }
         }
 
-        let report = e.pointee.limiter.process(out, frames: frames, channels: channels)
+        let report = rs.pointee.limiter.process(out, frames: frames, channels: channels)
 
         e.pointee.renderCalls.add(1)
         e.pointee.framesRendered.add(frames)
         e.pointee.underrunFrames.add(underruns)
         e.pointee.limiterActiveFrames.add(report.changedFrames)
         e.pointee.nonfiniteMixed.add(report.nonfiniteSamples)
-        e.pointee.limiterGain.store(e.pointee.limiter.gain)
-        e.pointee.limiterMinGain.store(e.pointee.limiter.minGain)
+        e.pointee.limiterGain.store(rs.pointee.limiter.gain)
+        e.pointee.limiterMinGain.store(rs.pointee.limiter.minGain)
         let end: UInt64 = _unsafePerformance { rtmix_support_monotonic_ns() }
         let elapsed = end &- start
         e.pointee.renderNsLast.set(elapsed)
@@ -133,7 +134,8 @@ extension EngineCore {
                           domainGain: Float?, domainCurve: UnsafePointer<Float>,
                           fadeFrames: Int) -> SourceResult {
         var result = SourceResult()
-        s.pointee.gainRamp.setTarget(removing ? 0 : s.pointee.targetGain.load())
+        let r = s.pointee.render
+        r.pointee.gainRamp.setTarget(removing ? 0 : s.pointee.targetGain.load())
         let inChannels = s.pointee.channels
 
         // 1. Pull: straight from the ring (same rate) or through the resampler.
@@ -160,26 +162,26 @@ extension EngineCore {
         let produced = firstFrames + secondFrames
 
         // 2. Underrun bookkeeping.
-        if produced > 0 { s.pointee.started = true }
+        if produced > 0 { r.pointee.started = true }
         if produced < frames {
-            if s.pointee.started {
+            if r.pointee.started {
                 result.underrunFrames = frames - produced
                 s.pointee.underrunFrames.add(frames - produced)
-                if !s.pointee.starving { s.pointee.underrunEvents.add(1) }
+                if !r.pointee.starving { s.pointee.underrunEvents.add(1) }
             }
-            s.pointee.starving = true
+            r.pointee.starving = true
         } else {
-            s.pointee.starving = false
+            r.pointee.starving = false
         }
 
         // 3. Gains: constant for the block, or a per-frame curve.
-        let presence = s.pointee.presence
-        let steady = s.pointee.gainRamp.isSteady && domainGain != nil && presence == 1 && produced == frames
+        let presence = r.pointee.presence
+        let steady = r.pointee.gainRamp.isSteady && domainGain != nil && presence == 1 && produced == frames
         if produced == 0 {
-            s.pointee.gainRamp.skip(frames)
-            if s.pointee.started { s.pointee.presence = 0 }
+            r.pointee.gainRamp.skip(frames)
+            if r.pointee.started { r.pointee.presence = 0 }
         } else if steady, let d = domainGain {
-            let g = s.pointee.gainRamp.current * d
+            let g = r.pointee.gainRamp.current * d
             if g != 0 {
                 Mixing.accumulate(first, inChannels: inChannels, into: mix, outChannels: outChannels,
                                   frames: firstFrames, gain: g)
@@ -190,7 +192,7 @@ extension EngineCore {
             }
         } else {
             let curve = s.pointee.gainCurve
-            s.pointee.gainRamp.fill(curve, frames: frames)
+            r.pointee.gainRamp.fill(curve, frames: frames)
             if let d = domainGain {
                 if d != 1 { for i in 0..<produced { curve[i] *= d } }
             } else {
@@ -212,7 +214,7 @@ extension EngineCore {
                 for j in 0..<k { curve[produced - k + j] *= Float(k - j) / Float(k + 1) }
                 p = 0
             }
-            s.pointee.presence = p
+            r.pointee.presence = p
             Mixing.accumulate(first, inChannels: inChannels, into: mix, outChannels: outChannels,
                               frames: firstFrames, gains: curve)
             if secondFrames > 0 {
@@ -226,13 +228,15 @@ extension EngineCore {
         }
         s.pointee.framesRendered.add(produced)
 
-        if removing && s.pointee.gainRamp.isSteady && s.pointee.gainRamp.current == 0 {
+        if removing && r.pointee.gainRamp.isSteady && r.pointee.gainRamp.current == 0 {
             result.fadedOut = true
         }
         return result
     }
 
     /// Fills `scratch` with up to `frames` resampled frames from the ring.
+    /// libsamplerate keeps its own short history (the filter length) and
+    /// takes only as much new input as the requested output needs.
     /// Returns the frames produced.
     @usableFromInline @_noLocks
     static func pullResampled(_ resampler: borrowing Resampler, ring: borrowing SPSCRing,
@@ -245,7 +249,10 @@ extension EngineCore {
         var produced = 0
         var used = 0
         while produced < frames {
-            let r = resampler.process(input: input, inputFrames: inputLeft,
+            // Offer about what the remaining output needs, so input waits in
+            // the ring (visible in stats) rather than inside libsamplerate.
+            let need = Int(Double(frames - produced) / resampler.ratio) + 8
+            let r = resampler.process(input: input, inputFrames: min(inputLeft, need),
                                       output: scratch + produced * channels, outputFrames: frames - produced)
             produced += r.generated
             used += r.used

@@ -19,17 +19,14 @@ struct EngineCore: ~Copyable {
     @usableFromInline let mix: UnsafeMutablePointer<Float>
     /// 2 × maxFrames: per-frame domain gains of the current block.
     @usableFromInline let domainCurves: UnsafeMutablePointer<Float>
-    /// maxFrames: scratch gain curve for sources.
     @usableFromInline let controlLock: UnsafeMutableRawPointer
 
     // control → render
     @usableFromInline let callGainTarget: AtomicFloat
     @usableFromInline let mediaGainTarget: AtomicFloat
 
-    // render thread state
-    @usableFromInline var callRamp: GainRamp
-    @usableFromInline var mediaRamp: GainRamp
-    @usableFromInline var limiter: Limiter
+    /// Render-thread-only state (own allocation, see `EngineRenderState`).
+    @usableFromInline let renderState: UnsafeMutablePointer<EngineRenderState>
     @usableFromInline let rendering = Atomic<Bool>(false)
     /// Odd while a render pass runs; see SourceSlot for the reclamation rule.
     @usableFromInline let renderSeq = Atomic<UInt64>(0)
@@ -46,14 +43,8 @@ struct EngineCore: ~Copyable {
     @usableFromInline let limiterMinGain = AtomicFloat(1)
     @usableFromInline let renderTimes = LatencyHistogram()
 
-    // control-thread state (guarded by controlLock)
-    @usableFromInline var nextGeneration: UInt32 = 0
-    @usableFromInline var activeSources = 0
-    @usableFromInline var sourcesAdded: UInt64 = 0
-    @usableFromInline var sourcesRemoved: UInt64 = 0
-    /// Counters of sources already freed, so engine totals never go down.
-    @usableFromInline var retiredRejected: UInt64 = 0
-    @usableFromInline var retiredNonfinite: UInt64 = 0
+    /// Control-thread state, guarded by `controlLock` (own allocation).
+    @usableFromInline let controlState: UnsafeMutablePointer<EngineControlState>
 
     /// Returns nil when the lock cannot be created. `config` must be valid.
     init?(config: EngineConfig) {
@@ -72,9 +63,13 @@ struct EngineCore: ~Copyable {
         domainCurves.initialize(repeating: 1, count: 2 * config.maxFrames)
         callGainTarget = AtomicFloat(1)
         mediaGainTarget = AtomicFloat(1)
-        callRamp = GainRamp(initial: 1, rampFrames: config.rampFrames)
-        mediaRamp = GainRamp(initial: 1, rampFrames: config.rampFrames)
-        limiter = Limiter(thresholdDb: config.limiterThresholdDb, sampleRate: config.sampleRate)
+        renderState = .allocate(capacity: 1)
+        renderState.initialize(to: EngineRenderState(
+            callRamp: GainRamp(initial: 1, rampFrames: config.rampFrames),
+            mediaRamp: GainRamp(initial: 1, rampFrames: config.rampFrames),
+            limiter: Limiter(thresholdDb: config.limiterThresholdDb, sampleRate: config.sampleRate)))
+        controlState = .allocate(capacity: 1)
+        controlState.initialize(to: EngineControlState())
     }
 
     deinit {
@@ -89,6 +84,28 @@ struct EngineCore: ~Copyable {
         slotControl.deallocate()
         mix.deallocate()
         domainCurves.deallocate()
+        renderState.deallocate()
+        controlState.deallocate()
         rtmix_support_mutex_destroy(controlLock)
     }
+}
+
+/// The engine state only the render thread reads and writes.
+@usableFromInline
+struct EngineRenderState {
+    @usableFromInline var callRamp: GainRamp
+    @usableFromInline var mediaRamp: GainRamp
+    @usableFromInline var limiter: Limiter
+}
+
+/// The engine state only control threads touch, under the control lock.
+@usableFromInline
+struct EngineControlState {
+    var nextGeneration: UInt32 = 0
+    var activeSources = 0
+    var sourcesAdded: UInt64 = 0
+    var sourcesRemoved: UInt64 = 0
+    /// Counters of sources already freed, so engine totals never go down.
+    var retiredRejected: UInt64 = 0
+    var retiredNonfinite: UInt64 = 0
 }

@@ -5,8 +5,7 @@
 /// - producer thread: the write side of `ring`, `framesPushed`,
 ///   `framesRejected`, `nonfinitePushed`;
 /// - render thread: the read side of `ring`, `resampler`, `scratch`,
-///   `gainCurve`, `gainRamp`, `presence`, `started`, `starving` and the
-///   render counters;
+///   `gainCurve`, everything in `render` and the render counters;
 /// - control threads (under the engine's control lock): `targetGain`,
 ///   `requestedGain`, `muted` (read by the renderer).
 @usableFromInline
@@ -24,15 +23,9 @@ struct SourceState: ~Copyable {
     /// maxFrames floats: per-frame gain of the current block.
     @usableFromInline let gainCurve: UnsafeMutablePointer<Float>
 
-    // render thread
-    @usableFromInline var gainRamp: GainRamp
-    /// Underrun fade level; starts at 1 so the first data plays unfaded
-    /// (bit-exact), falls to 0 in an underrun, fades back in on resume.
-    @usableFromInline var presence: Float = 1
-    @usableFromInline var started = false
-    @usableFromInline var starving = false
-    /// Set once the source's removal fade has finished.
-    @usableFromInline var faded = false
+    /// Render-thread-only state, in its own allocation so that its writes
+    /// never share an access with fields other threads read.
+    @usableFromInline let render: UnsafeMutablePointer<SourceRenderState>
 
     // control → render
     @usableFromInline let targetGain: AtomicFloat
@@ -70,14 +63,28 @@ struct SourceState: ~Copyable {
         scratch.initialize(repeating: 0, count: engine.maxFrames * config.channels)
         gainCurve = .allocate(capacity: engine.maxFrames)
         gainCurve.initialize(repeating: 0, count: engine.maxFrames)
-        gainRamp = GainRamp(initial: config.gain, rampFrames: engine.rampFrames)
+        render = .allocate(capacity: 1)
+        render.initialize(to: SourceRenderState(gainRamp: GainRamp(initial: config.gain, rampFrames: engine.rampFrames)))
         targetGain = AtomicFloat(config.gain)
         requestedGain = AtomicFloat(config.gain)
         muted = AtomicFloat(0)
     }
 
     deinit {
+        render.deallocate()
         scratch.deallocate()
         gainCurve.deallocate()
     }
+}
+
+/// The part of a source only the render thread reads and writes.
+@usableFromInline
+struct SourceRenderState {
+    @usableFromInline var gainRamp: GainRamp
+    /// Underrun fade level; starts at 1 so the first data plays unfaded
+    /// (bit-exact), falls to 0 in an underrun, fades back in on resume.
+    @usableFromInline var presence: Float = 1
+    /// The source has produced data at least once (underruns count from then).
+    @usableFromInline var started = false
+    @usableFromInline var starving = false
 }
