@@ -136,6 +136,13 @@ typedef struct rtmix_source_config {
                                two); at most 2^22 */
     float gain;             /* initial linear gain, 0..RTMIX_MAX_GAIN;
                                default 1 */
+    float target_buffer_ms; /* clock-drift compensation: 0 = off (default;
+                               the source plays at its nominal rate). 5..2000:
+                               the renderer keeps this much audio buffered
+                               by resampling up to +-1000 ppm faster or
+                               slower (inaudible), for sources pushed on a
+                               clock of their own. Forces the resampler on
+                               (no bit-exact bypass). */
 } rtmix_source_config;
 
 typedef struct rtmix_engine_stats {
@@ -180,6 +187,8 @@ typedef struct rtmix_source_stats {
     float buffered_ms;        /* buffered_frames in milliseconds */
     float gain;               /* requested source gain */
     int32_t muted;            /* 1 if muted */
+    float drift_ppm;          /* current drift correction, ppm (> 0: the
+                                 source is consumed faster); 0 when off */
 } rtmix_source_stats;
 
 /* ------------------------------------------------------------------------ */

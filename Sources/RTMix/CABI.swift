@@ -42,6 +42,7 @@ func rtmix_source_config_init_impl(_ cfg: UnsafeMutablePointer<rtmix_source_conf
     c.channels = channels
     c.buffer_frames = 0
     c.gain = 1
+    c.target_buffer_ms = 0
     cfg.pointee = c
     return 0
 }

@@ -50,6 +50,7 @@ enum CConversion {
         var r = SourceConfig(domain: domain, sampleRate: Int(c.sample_rate), channels: Int(c.channels))
         r.bufferFrames = Int(c.buffer_frames)
         r.gain = c.gain
+        r.targetBufferMs = c.target_buffer_ms
         return r
     }
 
@@ -92,6 +93,7 @@ enum CConversion {
         r.buffered_ms = s.bufferedMs
         r.gain = s.gain
         r.muted = s.muted ? 1 : 0
+        r.drift_ppm = s.driftPpm
         return r
     }
 

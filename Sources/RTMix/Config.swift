@@ -59,6 +59,15 @@ public struct SourceConfig: Sendable, Equatable {
     /// a power of two.
     public var bufferFrames: Int = 0
     public var gain: Float = 1
+    /// Clock-drift compensation: 0 (default) plays the source at its nominal
+    /// rate. A value in 5...2000 makes the renderer keep the source's
+    /// buffered audio near this many milliseconds by resampling up to
+    /// ±`maxDriftCorrectionPpm` faster or slower — for sources pushed on a
+    /// clock of their own (an RTC thread's timer, a network stream), whose
+    /// buffer would otherwise creep up (latency) or down (underruns).
+    public var targetBufferMs: Float = 0
+
+    public static var maxDriftCorrectionPpm: Float { @_noLocks get { 1000 } }
 
     public init(domain: Domain, sampleRate: Int, channels: Int) {
         self.domain = domain
@@ -73,14 +82,17 @@ public struct SourceConfig: Sendable, Equatable {
             return .unsupportedFormat
         }
         guard bufferFrames >= 0, bufferFrames <= SourceConfig.maxBufferFrames,
-              gain.isFinite, gain >= 0, gain <= maxGain
+              gain.isFinite, gain >= 0, gain <= maxGain,
+              targetBufferMs == 0 || (targetBufferMs >= 5 && targetBufferMs <= 2000)
         else { return .invalidArgument }
         return nil
     }
 
     /// The ring capacity actually allocated (a power of two).
     var ringCapacityFrames: Int {
-        let wanted = bufferFrames > 0 ? bufferFrames : sampleRate * 400 / 1000
+        let minimum = sampleRate * 400 / 1000
+        let forDrift = Int(Float(sampleRate) * targetBufferMs / 1000) * 2
+        let wanted = bufferFrames > 0 ? bufferFrames : max(minimum, forDrift)
         var capacity = 1
         while capacity < wanted { capacity <<= 1 }
         return capacity

@@ -201,6 +201,7 @@ extension EngineCore {
             st.bufferedMs = Float(st.bufferedFrames) * 1000 / Float(s.pointee.sampleRate)
             st.gain = s.pointee.requestedGain.load()
             st.muted = s.pointee.muted.load() == 1
+            st.driftPpm = s.pointee.driftPpm.load()
             return st
         }
     }

@@ -156,7 +156,15 @@ extension EngineCore {
             bypassRead = regions.frames
         case .some(let resampler):
             isBypass = false
-            firstFrames = pullResampled(resampler, ring: s.pointee.ring, into: s.pointee.scratch,
+            var ratio = resampler.ratio
+            if s.pointee.driftTargetFrames > 0 {
+                ratio /= 1 + updateDriftCorrection(r, level: s.pointee.ring.bufferedFrames(),
+                                                   target: s.pointee.driftTargetFrames,
+                                                   blockSeconds: Double(frames) / (Double(s.pointee.sampleRate) * resampler.ratio),
+                                                   sampleRate: s.pointee.sampleRate)
+                s.pointee.driftPpm.store(Float(r.pointee.driftCorrection * 1_000_000))
+            }
+            firstFrames = pullResampled(resampler, ratio: ratio, ring: s.pointee.ring, into: s.pointee.scratch,
                                         channels: inChannels, frames: frames, consumed: s.pointee.framesConsumed)
         }
         let produced = firstFrames + secondFrames
@@ -234,12 +242,33 @@ extension EngineCore {
         return result
     }
 
+    /// Drift compensation: a proportional controller on the smoothed buffer
+    /// level. 10 ms above target → consume 1000 ppm faster (inaudible: under
+    /// 2 cents), clamped to ±`SourceConfig.maxDriftCorrectionPpm`. The level
+    /// is smoothed over ~2 s so bursty producers do not modulate the pitch.
+    /// Returns the correction (fraction).
+    @usableFromInline @_noLocks
+    static func updateDriftCorrection(_ r: UnsafeMutablePointer<SourceRenderState>, level: Int, target: Double,
+                                      blockSeconds: Double, sampleRate: Int) -> Double {
+        guard r.pointee.started, !r.pointee.starving else { return r.pointee.driftCorrection }
+        let l = Double(level)
+        if r.pointee.smoothedLevel < 0 {
+            r.pointee.smoothedLevel = l
+        } else {
+            r.pointee.smoothedLevel += (l - r.pointee.smoothedLevel) * min(1, blockSeconds / 2.0)
+        }
+        let errorSeconds = (r.pointee.smoothedLevel - target) / Double(sampleRate)
+        let limit = Double(SourceConfig.maxDriftCorrectionPpm) / 1_000_000
+        r.pointee.driftCorrection = max(-limit, min(limit, errorSeconds * 0.1))
+        return r.pointee.driftCorrection
+    }
+
     /// Fills `scratch` with up to `frames` resampled frames from the ring.
     /// libsamplerate keeps its own short history (the filter length) and
     /// takes only as much new input as the requested output needs.
     /// Returns the frames produced.
     @usableFromInline @_noLocks
-    static func pullResampled(_ resampler: borrowing Resampler, ring: borrowing SPSCRing,
+    static func pullResampled(_ resampler: borrowing Resampler, ratio: Double, ring: borrowing SPSCRing,
                               into scratch: UnsafeMutablePointer<Float>, channels: Int, frames: Int,
                               consumed: borrowing Counter) -> Int {
         let regions = ring.readableRegions(maxFrames: Int.max)
@@ -251,9 +280,10 @@ extension EngineCore {
         while produced < frames {
             // Offer about what the remaining output needs, so input waits in
             // the ring (visible in stats) rather than inside libsamplerate.
-            let need = Int(Double(frames - produced) / resampler.ratio) + 8
+            let need = Int(Double(frames - produced) / ratio) + 8
             let r = resampler.process(input: input, inputFrames: min(inputLeft, need),
-                                      output: scratch + produced * channels, outputFrames: frames - produced)
+                                      output: scratch + produced * channels, outputFrames: frames - produced,
+                                      ratio: ratio)
             produced += r.generated
             used += r.used
             input += r.used * channels

@@ -8,6 +8,7 @@ import CSampleRate
 @usableFromInline
 struct Resampler: ~Copyable {
     @usableFromInline let state: OpaquePointer
+    /// Nominal output/input rate ratio.
     @usableFromInline let ratio: Double
     @usableFromInline let channels: Int
 
@@ -30,11 +31,13 @@ struct Resampler: ~Copyable {
     deinit { _ = src_delete(state) }
 
     /// Converts from `input` (interleaved, `inputFrames`) into `output` (room
-    /// for `outputFrames`). Returns the input frames consumed and output
-    /// frames produced. Input and output must not overlap.
+    /// for `outputFrames`) at `ratio` (output/input). Returns the input
+    /// frames consumed and output frames produced. Input and output must not
+    /// overlap. A ratio that differs from the previous call's is reached
+    /// smoothly within the call (libsamplerate interpolates it).
     @_noLocks
     func process(input: UnsafePointer<Float>, inputFrames: Int,
-                 output: UnsafeMutablePointer<Float>, outputFrames: Int) -> (used: Int, generated: Int) {
+                 output: UnsafeMutablePointer<Float>, outputFrames: Int, ratio: Double) -> (used: Int, generated: Int) {
         var data = SRC_DATA()
         data.data_in = input
         data.data_out = output

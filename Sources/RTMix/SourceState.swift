@@ -16,8 +16,11 @@ struct SourceState: ~Copyable {
     @usableFromInline let sampleRate: Int
     @usableFromInline let channels: Int
     @usableFromInline let ring: SPSCRing
-    /// nil when the source's rate equals the engine's (bypass).
+    /// nil when the source's rate equals the engine's and drift
+    /// compensation is off (bypass).
     @usableFromInline let resampler: Resampler?
+    /// Drift compensation target in source frames (0 = off).
+    @usableFromInline let driftTargetFrames: Double
     /// maxFrames × channels floats: resampler output.
     @usableFromInline let scratch: UnsafeMutablePointer<Float>
     /// maxFrames floats: per-frame gain of the current block.
@@ -41,6 +44,8 @@ struct SourceState: ~Copyable {
     @usableFromInline let framesRendered = Counter()
     @usableFromInline let underrunFrames = Counter()
     @usableFromInline let underrunEvents = Counter()
+    /// Current drift correction in ppm (positive: consuming faster).
+    @usableFromInline let driftPpm = AtomicFloat(0)
 
     /// Returns nil when an allocation fails.
     init?(config: SourceConfig, engine: EngineConfig) {
@@ -48,7 +53,8 @@ struct SourceState: ~Copyable {
         isCall = config.domain == .call
         sampleRate = config.sampleRate
         channels = config.channels
-        if config.sampleRate == engine.sampleRate {
+        driftTargetFrames = Double(config.sampleRate) * Double(config.targetBufferMs) / 1000
+        if config.sampleRate == engine.sampleRate && config.targetBufferMs == 0 {
             resampler = nil
         } else {
             resampler = Resampler(quality: engine.resamplerQuality, channels: config.channels,
@@ -87,4 +93,8 @@ struct SourceRenderState {
     /// The source has produced data at least once (underruns count from then).
     @usableFromInline var started = false
     @usableFromInline var starving = false
+    /// Drift compensation: smoothed buffer level (source frames) and the
+    /// current correction (fraction; +0.001 = consume 1000 ppm faster).
+    @usableFromInline var smoothedLevel: Double = -1
+    @usableFromInline var driftCorrection: Double = 0
 }

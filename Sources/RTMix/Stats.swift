@@ -35,5 +35,7 @@ public struct SourceStats: Sendable, Equatable {
     public var bufferedMs: Float = 0
     public var gain: Float = 1
     public var muted = false
+    /// Current clock-drift correction in ppm (0 when compensation is off).
+    public var driftPpm: Float = 0
     public init() {}
 }
