@@ -270,6 +270,13 @@ int32_t rtmix_source_push_s16(rtmix_engine *engine, rtmix_source_id id,
                               const int16_t *interleaved, uint32_t frames,
                               uint32_t *accepted);
 
+/* Stores the number of frames waiting in a source's ring in `*frames`
+ * (for a producer that paces itself on the buffer level; use
+ * rtmix_source_get_stats for the full picture).
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL), RTMIX_ERR_NOT_FOUND.
+ * Thread safety: any thread. Real-time safe: yes (no lock). */
+int32_t rtmix_source_get_buffered(rtmix_engine *engine, rtmix_source_id id, uint32_t *frames);
+
 /* Sets a source's linear gain (0..RTMIX_MAX_GAIN); the change is ramped.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, negative, NaN/Inf, too large),
  * RTMIX_ERR_NOT_FOUND.
@@ -338,6 +345,7 @@ int32_t rtmix_engine_get_stats(rtmix_engine *engine, rtmix_engine_stats *stats);
  * Thread safety / real-time: as rtmix_engine_get_stats. */
 int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
                                rtmix_source_stats *stats);
+
 
 #ifdef __cplusplus
 }

@@ -92,7 +92,7 @@ func rtmix_engine_destroy_impl(_ e: CEngine?) {
 func rtmix_engine_get_config_impl(_ e: CEngine?, _ cfg: UnsafeMutablePointer<rtmix_engine_config>?) -> Int32 {
     guard let e, let cfg else { return RTMixError.invalidArgument.code }
     var full = CConversion.cConfig(core(e).pointee.config)
-    return CConversion.copyOut(&full, to: cfg)
+    return CConversion.copyOut(&full, to: cfg, minimum: CConversion.minimumConfigSize)
 }
 
 // MARK: sources
@@ -134,6 +134,15 @@ func pushC(_ e: CEngine?, _ id: UInt32, _ samples: UnsafeRawPointer?, _ format: 
     let status = EngineCore.push(core(e), id: id, samples: samples, format: format, frames: Int(frames), accepted: &n)
     accepted?.pointee = UInt32(n)
     return status
+}
+
+@_cdecl("rtmix_source_get_buffered") @usableFromInline @_noLocks
+func rtmix_source_get_buffered_impl(_ e: CEngine?, _ id: UInt32, _ frames: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    guard let e, let frames else { return RTMixError.invalidArgument.code }
+    let n = EngineCore.bufferedFrames(core(e), id: id)
+    if n < 0 { return RTMixError.notFound.code }
+    frames.pointee = UInt32(n)
+    return 0
 }
 
 @_cdecl("rtmix_source_set_gain") @usableFromInline
@@ -182,7 +191,7 @@ func rtmix_engine_get_stats_impl(_ e: CEngine?, _ stats: UnsafeMutablePointer<rt
     guard let e, let stats else { return RTMixError.invalidArgument.code }
     guard stats.pointee.size >= CConversion.minimumStatsSize else { return RTMixError.invalidArgument.code }
     var full = CConversion.cStats(EngineCore.engineStats(core(e)))
-    return CConversion.copyOut(&full, to: stats)
+    return CConversion.copyOut(&full, to: stats, minimum: CConversion.minimumStatsSize)
 }
 
 @_cdecl("rtmix_source_get_stats") @usableFromInline
@@ -192,5 +201,5 @@ func rtmix_source_get_stats_impl(_ e: CEngine?, _ id: UInt32,
     guard stats.pointee.size >= CConversion.minimumSourceStatsSize else { return RTMixError.invalidArgument.code }
     guard let s = EngineCore.sourceStats(core(e), id) else { return RTMixError.notFound.code }
     var full = CConversion.cSourceStats(s)
-    return CConversion.copyOut(&full, to: stats)
+    return CConversion.copyOut(&full, to: stats, minimum: CConversion.minimumSourceStatsSize)
 }

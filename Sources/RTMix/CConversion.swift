@@ -6,11 +6,15 @@ import CRTMixHeader
 /// first published version are rejected; fields past an input's `size` take
 /// their defaults. Outputs are copied up to the caller's `size`.
 enum CConversion {
-    /// Size of each struct in ABI version 0 (the first published layout).
-    static var minimumConfigSize: UInt32 { UInt32(MemoryLayout<rtmix_engine_config>.size) }
-    static var minimumSourceConfigSize: UInt32 { UInt32(MemoryLayout<rtmix_source_config>.size) }
-    static var minimumStatsSize: UInt32 { UInt32(MemoryLayout<rtmix_engine_stats>.size) }
-    static var minimumSourceStatsSize: UInt32 { UInt32(MemoryLayout<rtmix_source_stats>.size) }
+    /// Size of each struct in ABI version 0 (RTMix 0.1.0, the first
+    /// published layout, x86_64/arm64 LP64). Fixed numbers, never derived
+    /// from the current layout: a caller compiled against the 0.1 header
+    /// passes these sizes forever, and must keep working when fields are
+    /// appended. Structs shorter than this are rejected.
+    static var minimumConfigSize: UInt32 { 36 }
+    static var minimumSourceConfigSize: UInt32 { 28 }
+    static var minimumStatsSize: UInt32 { 112 }
+    static var minimumSourceStatsSize: UInt32 { 96 }
 
     static func cConfig(_ c: EngineConfig) -> rtmix_engine_config {
         var r = rtmix_engine_config()
@@ -28,8 +32,8 @@ enum CConversion {
 
     /// nil when `size` is too small or the quality is unknown.
     static func swiftConfig(_ p: UnsafePointer<rtmix_engine_config>) -> EngineConfig? {
-        let c = p.pointee
-        guard c.size >= minimumConfigSize, let quality = ResamplerQuality(rawValue: c.resampler_quality)
+        guard let c = copyIn(p, defaults: cConfig(EngineConfig()), minimum: minimumConfigSize),
+              let quality = ResamplerQuality(rawValue: c.resampler_quality)
         else { return nil }
         var r = EngineConfig()
         r.sampleRate = Int(c.sample_rate)
@@ -45,8 +49,10 @@ enum CConversion {
 
     /// nil when `size` is too small or the domain is unknown.
     static func swiftSourceConfig(_ p: UnsafePointer<rtmix_source_config>) -> SourceConfig? {
-        let c = p.pointee
-        guard c.size >= minimumSourceConfigSize, let domain = Domain(rawValue: c.domain) else { return nil }
+        var defaults = rtmix_source_config()
+        defaults.gain = 1
+        guard let c = copyIn(p, defaults: defaults, minimum: minimumSourceConfigSize),
+              let domain = Domain(rawValue: c.domain) else { return nil }
         var r = SourceConfig(domain: domain, sampleRate: Int(c.sample_rate), channels: Int(c.channels))
         r.bufferFrames = Int(c.buffer_frames)
         r.gain = c.gain
@@ -97,11 +103,24 @@ enum CConversion {
         return r
     }
 
+    /// Reads a caller's input struct: at most `size` bytes of it (an older
+    /// caller's struct is shorter than ours), the rest from `defaults`.
+    /// nil when `size` is below `minimum` (the version-0 size).
+    static func copyIn<T>(_ p: UnsafePointer<T>, defaults: T, minimum: UInt32) -> T? {
+        let size = UnsafeRawPointer(p).load(as: UInt32.self)
+        guard size >= minimum else { return nil }
+        var value = defaults
+        let n = min(Int(size), MemoryLayout<T>.size)
+        withUnsafeMutableBytes(of: &value) { $0.baseAddress!.copyMemory(from: UnsafeRawPointer(p), byteCount: n) }
+        return value
+    }
+
     /// Copies `value` into `dest` up to `dest.pointee.size` bytes (the
-    /// caller's struct version), keeping the caller's `size`.
-    static func copyOut<T>(_ value: inout T, to dest: UnsafeMutablePointer<T>) -> Int32 {
+    /// caller's struct version), keeping the caller's `size`. Sizes below
+    /// `minimum` (the version-0 size) are rejected.
+    static func copyOut<T>(_ value: inout T, to dest: UnsafeMutablePointer<T>, minimum: UInt32) -> Int32 {
         let callerSize = dest.withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee }
-        guard callerSize >= UInt32(MemoryLayout<UInt32>.size) else { return RTMixError.invalidArgument.code }
+        guard callerSize >= minimum else { return RTMixError.invalidArgument.code }
         let n = min(Int(callerSize), MemoryLayout<T>.size)
         withUnsafeBytes(of: &value) { src in
             UnsafeMutableRawPointer(dest).copyMemory(from: src.baseAddress!, byteCount: n)

@@ -66,17 +66,17 @@ public final class Engine: @unchecked Sendable {
     /// Pushes interleaved frames; returns how many frames fit (fewer than
     /// given when the ring is full). `samples.count` must be a multiple of
     /// the source's channel count.
-    @discardableResult
+    @discardableResult @_noLocks
     public func push(_ samples: UnsafeBufferPointer<Float>, to id: SourceID, channels: Int) throws(RTMixError) -> Int {
         try pushRaw(samples.baseAddress, count: samples.count, channels: channels, format: .f32, id: id)
     }
 
-    @discardableResult
+    @discardableResult @_noLocks
     public func push(_ samples: UnsafeBufferPointer<Int16>, to id: SourceID, channels: Int) throws(RTMixError) -> Int {
         try pushRaw(samples.baseAddress, count: samples.count, channels: channels, format: .s16, id: id)
     }
 
-    @usableFromInline
+    @usableFromInline @_noLocks
     func pushRaw(_ base: UnsafeRawPointer?, count: Int, channels: Int, format: EngineCore.SampleFormat,
                  id: SourceID) throws(RTMixError) -> Int {
         guard let base, channels > 0, count % channels == 0 else { throw .invalidArgument }
@@ -87,10 +87,20 @@ public final class Engine: @unchecked Sendable {
         return accepted
     }
 
+    /// Frames waiting in a source's ring, for a producer pacing itself.
+    /// Real-time safe (no lock); any thread.
+    @_noLocks
+    public func bufferedFrames(of id: SourceID) throws(RTMixError) -> Int {
+        let n = EngineCore.bufferedFrames(core, id: id.rawValue)
+        if n < 0 { throw .notFound }
+        return n
+    }
+
     // MARK: render thread (real-time safe)
 
     /// Renders `frames` interleaved frames (engine rate and channels) into
     /// `output`, which must hold at least frames × channels samples.
+    @_noLocks
     public func render(into output: UnsafeMutableBufferPointer<Float>, frames: Int) throws(RTMixError) {
         guard let base = output.baseAddress, output.count >= frames * core.pointee.config.channels
         else { throw .invalidArgument }
@@ -98,6 +108,7 @@ public final class Engine: @unchecked Sendable {
         if s != 0 { throw RTMixError(code: s) }
     }
 
+    @_noLocks
     public func render(into output: UnsafeMutableBufferPointer<Int16>, frames: Int) throws(RTMixError) {
         guard let base = output.baseAddress, output.count >= frames * core.pointee.config.channels
         else { throw .invalidArgument }

@@ -173,8 +173,9 @@ extension EngineCore {
             st.limiterMinGainDb = rtmix_support_linear_to_db(e.pointee.limiterMinGain.load())
             st.renderNsLast = e.pointee.renderNsLast.read()
             st.renderNsMax = e.pointee.renderNsMax.read()
-            st.renderNsP50 = e.pointee.renderTimes.percentile(0.50)
-            st.renderNsP99 = e.pointee.renderTimes.percentile(0.99)
+            // Bucket upper bounds can exceed the true maximum: cap them.
+            st.renderNsP50 = min(e.pointee.renderTimes.percentile(0.50), st.renderNsMax)
+            st.renderNsP99 = min(e.pointee.renderTimes.percentile(0.99), st.renderNsMax)
             st.sourcesAdded = e.pointee.controlState.pointee.sourcesAdded
             st.sourcesRemoved = e.pointee.controlState.pointee.sourcesRemoved
             return st

@@ -51,4 +51,19 @@ extension EngineCore {
         }
         return 0
     }
+
+    /// Frames buffered in a live source's ring, or -1 for an unknown id.
+    /// Lock-free; protected against concurrent removal like `push`.
+    @usableFromInline @_noLocks
+    static func bufferedFrames(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int {
+        guard id != 0 else { return -1 }
+        let slot = e.pointee.slots + Int((id - 1) % UInt32(e.pointee.config.maxSources))
+        slot.pointee.pushers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { slot.pointee.pushers.wrappingSubtract(1, ordering: .releasing) }
+        guard slot.pointee.state.load(ordering: .sequentiallyConsistent) == SlotState.active,
+              slot.pointee.id.load(ordering: .acquiring) == id,
+              let s = slot.pointee.source.load(ordering: .acquiring)
+        else { return -1 }
+        return s.pointee.ring.bufferedFrames()
+    }
 }

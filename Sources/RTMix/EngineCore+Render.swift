@@ -125,7 +125,7 @@ extension EngineCore {
     }
 
     /// Pulls up to `frames` output frames from one source and adds them to
-    /// the mix. A shortfall is an underrun: the frames before the gap fade
+    /// the mix. A shortfall after the source has started is an underrun: the frames before the gap fade
     /// out over `fadeFrames`, the gap stays silent, and the next data fades
     /// in.
     @usableFromInline @_noLocks
@@ -135,7 +135,14 @@ extension EngineCore {
                           fadeFrames: Int) -> SourceResult {
         var result = SourceResult()
         let r = s.pointee.render
-        r.pointee.gainRamp.setTarget(removing ? 0 : s.pointee.targetGain.load())
+        let targetGain = removing ? 0 : s.pointee.targetGain.load()
+        if r.pointee.rendered {
+            r.pointee.gainRamp.setTarget(targetGain)
+        } else {
+            // Nothing of this source was heard yet: no ramp needed.
+            r.pointee.gainRamp.reset(to: targetGain)
+            r.pointee.rendered = true
+        }
         let inChannels = s.pointee.channels
 
         // 1. Pull: straight from the ring (same rate) or through the resampler.
@@ -169,12 +176,23 @@ extension EngineCore {
         }
         let produced = firstFrames + secondFrames
 
-        // 2. Underrun bookkeeping.
-        if produced > 0 { r.pointee.started = true }
-        if produced < frames {
+        // 2. Start-up alignment: the first audio of a source (or the first
+        // output of a resampler still filling its filter) that arrives short
+        // of a full block is placed at the end of the block. The stream then
+        // simply starts a few frames later, with no gap after it; this is
+        // not an underrun.
+        var offset = 0
+        if !r.pointee.started && produced > 0 {
+            offset = frames - produced
+            r.pointee.started = true
+        }
+        let dataEnd = offset + produced  // data occupies frames [offset, dataEnd)
+
+        // 3. Underrun bookkeeping.
+        if dataEnd < frames {
             if r.pointee.started {
-                result.underrunFrames = frames - produced
-                s.pointee.underrunFrames.add(frames - produced)
+                result.underrunFrames = frames - dataEnd
+                s.pointee.underrunFrames.add(frames - dataEnd)
                 if !r.pointee.starving { s.pointee.underrunEvents.add(1) }
             }
             r.pointee.starving = true
@@ -182,19 +200,20 @@ extension EngineCore {
             r.pointee.starving = false
         }
 
-        // 3. Gains: constant for the block, or a per-frame curve.
+        // 4. Gains: constant for the block, or a per-frame curve.
         let presence = r.pointee.presence
-        let steady = r.pointee.gainRamp.isSteady && domainGain != nil && presence == 1 && produced == frames
+        let steady = r.pointee.gainRamp.isSteady && domainGain != nil && presence == 1 && dataEnd == frames
+        let target = mix + offset * outChannels
         if produced == 0 {
             r.pointee.gainRamp.skip(frames)
             if r.pointee.started { r.pointee.presence = 0 }
         } else if steady, let d = domainGain {
             let g = r.pointee.gainRamp.current * d
             if g != 0 {
-                Mixing.accumulate(first, inChannels: inChannels, into: mix, outChannels: outChannels,
+                Mixing.accumulate(first, inChannels: inChannels, into: target, outChannels: outChannels,
                                   frames: firstFrames, gain: g)
                 if secondFrames > 0 {
-                    Mixing.accumulate(second, inChannels: inChannels, into: mix + firstFrames * outChannels,
+                    Mixing.accumulate(second, inChannels: inChannels, into: target + firstFrames * outChannels,
                                       outChannels: outChannels, frames: secondFrames, gain: g)
                 }
             }
@@ -202,32 +221,33 @@ extension EngineCore {
             let curve = s.pointee.gainCurve
             r.pointee.gainRamp.fill(curve, frames: frames)
             if let d = domainGain {
-                if d != 1 { for i in 0..<produced { curve[i] *= d } }
+                if d != 1 { for i in offset..<dataEnd { curve[i] *= d } }
             } else {
-                for i in 0..<produced { curve[i] *= domainCurve[i] }
+                for i in offset..<dataEnd { curve[i] *= domainCurve[i] }
             }
             var p = presence
             if p < 1 {
+                // Resume after an underrun: fade in.
                 let step = 1 / Float(fadeFrames)
-                var i = 0
-                while i < produced && p < 1 {
+                var i = offset
+                while i < dataEnd && p < 1 {
                     p = min(1, p + step)
                     curve[i] *= p
                     i += 1
                 }
             }
-            if produced < frames {
-                // Fade out the frames just before the gap.
+            if dataEnd < frames {
+                // Underrun: fade out the frames just before the gap.
                 let k = min(produced, fadeFrames)
-                for j in 0..<k { curve[produced - k + j] *= Float(k - j) / Float(k + 1) }
+                for j in 0..<k { curve[dataEnd - k + j] *= Float(k - j) / Float(k + 1) }
                 p = 0
             }
             r.pointee.presence = p
-            Mixing.accumulate(first, inChannels: inChannels, into: mix, outChannels: outChannels,
-                              frames: firstFrames, gains: curve)
+            Mixing.accumulate(first, inChannels: inChannels, into: target, outChannels: outChannels,
+                              frames: firstFrames, gains: curve + offset)
             if secondFrames > 0 {
-                Mixing.accumulate(second, inChannels: inChannels, into: mix + firstFrames * outChannels,
-                                  outChannels: outChannels, frames: secondFrames, gains: curve + firstFrames)
+                Mixing.accumulate(second, inChannels: inChannels, into: target + firstFrames * outChannels,
+                                  outChannels: outChannels, frames: secondFrames, gains: curve + offset + firstFrames)
             }
         }
         if isBypass && bypassRead > 0 {

@@ -19,8 +19,12 @@ struct Limiter {
     @usableFromInline let knee: Float
     @usableFromInline let attack: Float
     @usableFromInline let release: Float
-    @usableFromInline var gain: Float = 1
+    /// Gain reduction 1 − gain, kept as the small number it is so that the
+    /// release reaches exactly 0 (a gain near 1 has too little Float
+    /// precision to creep up to 1 by small steps).
+    @usableFromInline var reduction: Float = 0
     @usableFromInline var minGain: Float = 1
+    @usableFromInline var gain: Float { @_noLocks get { 1 - reduction } }
 
     init(thresholdDb: Float, sampleRate: Int) {
         threshold = min(0.999, rtmix_support_db_to_linear(thresholdDb))
@@ -50,7 +54,7 @@ struct Limiter {
     @_noLocks
     mutating func process(_ buffer: UnsafeMutablePointer<Float>, frames: Int, channels: Int) -> BlockReport {
         var report = BlockReport()
-        var g = gain
+        var red = reduction
         var lowest = minGain
         for f in 0..<frames {
             let frame = buffer + f * channels
@@ -64,19 +68,20 @@ struct Limiter {
                     peak = x.magnitude
                 }
             }
-            let needed: Float = peak > threshold ? threshold / peak : 1
-            if needed < g {
-                g += (needed - g) * attack
-            } else if g < 1 {
-                g += (needed - g) * release
-                if g > 0.999_999 { g = 1 }
+            let wanted: Float = peak > threshold ? 1 - threshold / peak : 0
+            if wanted > red {
+                red += (wanted - red) * attack
+            } else if red > 0 {
+                red += (wanted - red) * release
+                if red < 1e-7 { red = 0 }
             }
+            let g = 1 - red
             if g < lowest { lowest = g }
-            if g == 1 && peak <= threshold { continue }  // untouched: bit-exact
+            if red == 0 && peak <= threshold { continue }  // untouched: bit-exact
             report.changedFrames += 1
             for c in 0..<channels { frame[c] = softClip(frame[c] * g) }
         }
-        gain = g
+        reduction = red
         minGain = lowest
         return report
     }

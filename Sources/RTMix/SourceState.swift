@@ -93,6 +93,8 @@ struct SourceRenderState {
     /// The source has produced data at least once (underruns count from then).
     @usableFromInline var started = false
     @usableFromInline var starving = false
+    /// The renderer has processed this source at least once.
+    @usableFromInline var rendered = false
     /// Drift compensation: smoothed buffer level (source frames) and the
     /// current correction (fraction; +0.001 = consume 1000 ppm faster).
     @usableFromInline var smoothedLevel: Double = -1

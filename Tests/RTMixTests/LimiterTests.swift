@@ -90,3 +90,40 @@ final class LimiterTests: XCTestCase {
         XCTAssertEqual(l.softClip(-2), -l.softClip(2))
     }
 }
+
+final class LimiterRecoveryTests: XCTestCase {
+    /// After an overload the gain returns exactly to 1 and the output is
+    /// bit-exact again (no permanent −0.001 dB residue).
+    func testGainRecoversExactlyAfterOverload() throws {
+        let e = makeEngine()
+        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        e.pushAll(Signal.constant(0.99, frames: 480, channels: 2), to: id, channels: 2)
+        _ = e.renderFrames(480)
+        XCTAssertLessThan(e.stats().limiterGainDb, -0.5)
+        var last: [Float] = []
+        for _ in 0..<6 {
+            e.pushAll(Signal.constant(0.5, frames: 24_000, channels: 2), to: id, channels: 2)
+            last = e.renderFrames(24_000)
+        }
+        XCTAssertEqual(e.stats().limiterGainDb, 0)
+        XCTAssertTrue(last.allSatisfy { $0 == 0.5 })  // the last 0.5 s
+        // Release (80 ms time constant) to exactly 0 dB takes ~1.1 s.
+        XCTAssertLessThan(e.stats().limiterActiveFrames, 72_000)
+    }
+}
+
+final class GainBeforeFirstRenderTests: XCTestCase {
+    /// A mute or gain set between addSource and the first render applies
+    /// at once: nothing leaks.
+    func testMuteBeforeFirstRenderLeaksNothing() throws {
+        let e = makeEngine()
+        let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2))
+        try e.setMuted(true, for: id)
+        e.pushAll(Signal.constant(0.5, frames: 480, channels: 2), to: id, channels: 2)
+        XCTAssertTrue(e.renderFrames(480).allSatisfy { $0 == 0 })
+        let id2 = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2))
+        try e.setGain(0.5, for: id2)
+        e.pushAll(Signal.constant(0.5, frames: 480, channels: 2), to: id2, channels: 2)
+        XCTAssertTrue(e.renderFrames(480).allSatisfy { $0 == 0.25 })
+    }
+}

@@ -36,14 +36,56 @@ final class UnderrunAndOverflowTests: XCTestCase {
         XCTAssertEqual(s.framesRendered, 480 + 100 + 480)
     }
 
+    /// A producer that pushes exactly one block per block from the start
+    /// never underruns: a short first block (a resampler filling its filter,
+    /// or a partial first push) is aligned to the end of the block.
+    func testPerfectlyTimedSourcesNeverUnderrun() throws {
+        for (rate, channels) in [(16_000, 1), (44_100, 2), (48_000, 2), (8_000, 1)] {
+            let e = makeEngine()
+            let id = try e.addSource(SourceConfig(domain: .call, sampleRate: rate, channels: channels))
+            let tone = Signal.sine(frequency: 440, rate: rate, frames: rate, channels: channels, amplitude: 0.3)
+            var pushed = 0.0, sent = 0
+            var out: [Float] = []
+            for _ in 0..<100 {
+                pushed += Double(rate) / 100
+                let n = Int(pushed) - sent
+                e.pushAll(Array(tone[(sent * channels)..<((sent + n) * channels)]), to: id, channels: channels)
+                sent += n
+                out += e.renderFrames(480)
+            }
+            let s = try e.stats(for: id)
+            XCTAssertEqual(s.underrunFrames, 0, "rate \(rate)")
+            XCTAssertEqual(s.underrunEvents, 0, "rate \(rate)")
+            // Only the start is silent; once audio begins it is continuous.
+            let left = Signal.channel(out, 0, of: 2)
+            let firstSound = left.firstIndex { $0 != 0 }!
+            XCTAssertLessThan(firstSound, 480, "rate \(rate)")
+            XCTAssertGreaterThan(Signal.rms(left[(firstSound + 480)...]), 0.2, "rate \(rate)")
+        }
+    }
+
+    func testPartialFirstPushIsAlignedToBlockEnd() throws {
+        let e = makeEngine { $0.channels = 1 }
+        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 1))
+        e.pushAll(Signal.constant(0.5, frames: 100, channels: 1), to: id, channels: 1)
+        let out = e.renderFrames(480)
+        XCTAssertTrue(out[..<380].allSatisfy { $0 == 0 })
+        XCTAssertTrue(out[380...].allSatisfy { $0 == 0.5 })
+        XCTAssertEqual(try e.stats(for: id).underrunFrames, 0)
+        // From then on a shortfall is an underrun.
+        e.pushAll(Signal.constant(0.5, frames: 100, channels: 1), to: id, channels: 1)
+        _ = e.renderFrames(480)
+        XCTAssertEqual(try e.stats(for: id).underrunFrames, 380)
+    }
+
     func testUnderrunThroughResamplerIsSilent() throws {
         let e = makeEngine()
         let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 16_000, channels: 1))
-        e.pushAll(Signal.sine(frequency: 300, rate: 16_000, frames: 320, amplitude: 0.3), to: id, channels: 1)
+        e.pushAll(Signal.sine(frequency: 300, rate: 16_000, frames: 640, amplitude: 0.3), to: id, channels: 1)
         let out = e.renderFrames(4800)
         XCTAssertTrue(out.suffix(4000).allSatisfy { $0 == 0 })
         XCTAssertGreaterThan(Signal.rms(out.prefix(1800)[...]), 0.1)
-        XCTAssertGreaterThan(try e.stats(for: id).underrunFrames, 3000)
+        XCTAssertGreaterThan(try e.stats(for: id).underrunFrames, 2800)
     }
 
     func testPushOverflowAcceptsWhatFits() throws {
@@ -63,6 +105,8 @@ final class UnderrunAndOverflowTests: XCTestCase {
         XCTAssertEqual(s.bufferedFrames, 1024)
         XCTAssertEqual(s.bufferedMs, 1024 * 1000 / 44_100, accuracy: 0.01)
         XCTAssertEqual(e.stats().rejectedFrames, 1376)
+        XCTAssertEqual(try e.bufferedFrames(of: id), 1024)
+        XCTAssertThrowsError(try e.bufferedFrames(of: SourceID(rawValue: 77)))
         // After rendering, space frees up again.
         _ = e.renderFrames(480)
         let d = try block.withUnsafeBufferPointer { try e.push($0, to: id, channels: 2) }

@@ -1,0 +1,1169 @@
+/*
+ * engine_api.c — exercises the whole engine part of include/rtmix.h through
+ * the built shared library (or the Embedded Swift objects).
+ *
+ * Build: cc -std=c99 -Wall -Wextra -Werror -pedantic -I include \
+ *           Tests/CABI/engine_api.c -L<dir> -lrtmix -Wl,-rpath,<dir> -lm
+ * Prints one line per failed check and ends with
+ *   "engine_api: N passed, M failed"; exits 1 when M > 0.
+ */
+#define _POSIX_C_SOURCE 200809L /* nanosleep for the idle-retire check */
+#include "rtmix.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int g_passed = 0;
+static int g_failed = 0;
+static const char *g_section = "";
+
+static void check_impl(int ok, const char *expr, int line) {
+    if (ok) {
+        g_passed++;
+    } else {
+        g_failed++;
+        printf("FAIL [%s] line %d: %s\n", g_section, line, expr);
+    }
+}
+#define CHECK(cond) check_impl((cond) ? 1 : 0, #cond, __LINE__)
+/* Status check that prints the actual status on failure. */
+#define CHECK_ST(call, want)                                                   \
+    do {                                                                       \
+        int32_t st_ = (call);                                                  \
+        if (st_ == (want)) {                                                   \
+            g_passed++;                                                        \
+        } else {                                                               \
+            g_failed++;                                                        \
+            printf("FAIL [%s] line %d: %s returned %d (%s), want %d (%s)\n",   \
+                   g_section, __LINE__, #call, (int)st_,                       \
+                   rtmix_status_string(st_), (int)(want),                      \
+                   rtmix_status_string(want));                                 \
+        }                                                                      \
+    } while (0)
+#define CHECK_U64(actual, want)                                                \
+    do {                                                                       \
+        unsigned long long a_ = (unsigned long long)(actual);                  \
+        unsigned long long w_ = (unsigned long long)(want);                    \
+        if (a_ == w_) {                                                        \
+            g_passed++;                                                        \
+        } else {                                                               \
+            g_failed++;                                                        \
+            printf("FAIL [%s] line %d: %s == %llu, want %llu\n", g_section,    \
+                   __LINE__, #actual, a_, w_);                                 \
+        }                                                                      \
+    } while (0)
+
+#define SECTION(name) (g_section = (name))
+
+/* ---------------------------------------------------------------- helpers */
+
+static rtmix_engine *make_engine(uint32_t rate, uint32_t channels, uint32_t max_frames,
+                                 uint32_t max_sources) {
+    rtmix_engine_config cfg;
+    rtmix_engine *e = NULL;
+    rtmix_engine_config_init(&cfg);
+    cfg.sample_rate = rate;
+    cfg.channels = channels;
+    cfg.max_frames = max_frames;
+    cfg.max_sources = max_sources;
+    if (rtmix_engine_create(&cfg, &e) != RTMIX_OK) {
+        printf("FATAL: cannot create engine %u Hz %u ch\n", rate, channels);
+        exit(2);
+    }
+    return e;
+}
+
+static rtmix_source_id add_source(rtmix_engine *e, rtmix_domain d, uint32_t rate, uint32_t ch,
+                                  uint32_t buffer_frames) {
+    rtmix_source_config sc;
+    rtmix_source_id id = 0;
+    int32_t st;
+    rtmix_source_config_init(&sc, d, rate, ch);
+    sc.buffer_frames = buffer_frames;
+    st = rtmix_source_add(e, &sc, &id);
+    if (st != RTMIX_OK) {
+        printf("FAIL [%s]: rtmix_source_add(%u Hz, %u ch) = %d\n", g_section, rate, ch, (int)st);
+        g_failed++;
+        return 0;
+    }
+    return id;
+}
+
+static rtmix_engine_stats engine_stats(rtmix_engine *e) {
+    rtmix_engine_stats s;
+    rtmix_engine_stats_init(&s);
+    if (rtmix_engine_get_stats(e, &s) != RTMIX_OK) {
+        printf("FAIL [%s]: rtmix_engine_get_stats\n", g_section);
+        g_failed++;
+    }
+    return s;
+}
+
+static rtmix_source_stats source_stats(rtmix_engine *e, rtmix_source_id id) {
+    rtmix_source_stats s;
+    rtmix_source_stats_init(&s);
+    if (rtmix_source_get_stats(e, id, &s) != RTMIX_OK) {
+        printf("FAIL [%s]: rtmix_source_get_stats(%u)\n", g_section, (unsigned)id);
+        g_failed++;
+    }
+    return s;
+}
+
+static int all_finite_in_range(const float *x, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (!(x[i] >= -1.0f && x[i] <= 1.0f)) return 0; /* also false for NaN */
+    }
+    return 1;
+}
+
+static void sleep_ms(long ms) {
+    struct timespec ts;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000L;
+    nanosleep(&ts, NULL);
+}
+
+/* Render `frames` frames in blocks of at most `block`, discarding output. */
+static void render_discard(rtmix_engine *e, uint32_t channels, uint32_t frames, uint32_t block) {
+    static float buf[4096 * 2];
+    while (frames > 0) {
+        uint32_t n = frames < block ? frames : block;
+        if (rtmix_render_f32(e, buf, n) != RTMIX_OK) {
+            printf("FAIL [%s]: render_discard\n", g_section);
+            g_failed++;
+            return;
+        }
+        (void)channels;
+        frames -= n;
+    }
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void test_version_and_status(void) {
+    static const int32_t codes[] = {
+        RTMIX_OK, RTMIX_ERR_INVALID_ARGUMENT, RTMIX_ERR_UNSUPPORTED_FORMAT,
+        RTMIX_ERR_NOT_FOUND, RTMIX_ERR_BUFFER_FULL, RTMIX_ERR_TOO_MANY_FRAMES,
+        RTMIX_ERR_LIMIT, RTMIX_ERR_NO_MEMORY, RTMIX_ERR_BAD_STATE};
+    static const int32_t unknown[] = {1, -9, 100, -1000, 2147483647, (-2147483647 - 1)};
+    const char *unknown_text;
+    size_t i, j;
+
+    SECTION("version");
+    CHECK(rtmix_version() ==
+          (((uint32_t)RTMIX_VERSION_MAJOR << 16) | ((uint32_t)RTMIX_VERSION_MINOR << 8) |
+           (uint32_t)RTMIX_VERSION_PATCH));
+
+    SECTION("status_string");
+    /* The codes are the documented values and never renumbered. */
+    CHECK(RTMIX_OK == 0 && RTMIX_ERR_INVALID_ARGUMENT == -1 && RTMIX_ERR_UNSUPPORTED_FORMAT == -2 &&
+          RTMIX_ERR_NOT_FOUND == -3 && RTMIX_ERR_BUFFER_FULL == -4 &&
+          RTMIX_ERR_TOO_MANY_FRAMES == -5 && RTMIX_ERR_LIMIT == -6 &&
+          RTMIX_ERR_NO_MEMORY == -7 && RTMIX_ERR_BAD_STATE == -8);
+    unknown_text = rtmix_status_string(-9999);
+    CHECK(unknown_text != NULL && strcmp(unknown_text, "unknown status") == 0);
+    for (i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        const char *s = rtmix_status_string(codes[i]);
+        CHECK(s != NULL && s[0] != '\0');
+        CHECK(s != NULL && strcmp(s, "unknown status") != 0);
+        for (j = 0; j < i; j++) {
+            const char *t = rtmix_status_string(codes[j]);
+            CHECK(s != NULL && t != NULL && strcmp(s, t) != 0); /* distinct texts */
+        }
+    }
+    for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        const char *s = rtmix_status_string(unknown[i]);
+        CHECK(s != NULL && strcmp(s, "unknown status") == 0);
+    }
+}
+
+static void test_config_init(void) {
+    rtmix_engine_config cfg;
+    rtmix_source_config sc;
+    rtmix_engine_stats es;
+    rtmix_source_stats ss;
+
+    SECTION("config_init");
+    memset(&cfg, 0xA5, sizeof cfg);
+    CHECK_ST(rtmix_engine_config_init(&cfg), RTMIX_OK);
+    CHECK_U64(cfg.size, sizeof(rtmix_engine_config));
+    CHECK_U64(cfg.sample_rate, 48000);
+    CHECK_U64(cfg.channels, 2);
+    CHECK_U64(cfg.max_frames, 4096);
+    CHECK_U64(cfg.max_sources, 32);
+    CHECK(fabsf(cfg.call_gain_floor - 0.1f) < 1e-6f);
+    CHECK(cfg.gain_ramp_ms == 10.0f);
+    CHECK(cfg.limiter_threshold_db == -1.0f);
+    CHECK_U64(cfg.resampler_quality, RTMIX_RESAMPLER_SINC_FASTEST);
+    CHECK_ST(rtmix_engine_config_init(NULL), RTMIX_ERR_INVALID_ARGUMENT);
+
+    memset(&sc, 0xA5, sizeof sc);
+    CHECK_ST(rtmix_source_config_init(&sc, RTMIX_DOMAIN_MEDIA, 44100, 2), RTMIX_OK);
+    CHECK_U64(sc.size, sizeof(rtmix_source_config));
+    CHECK(sc.domain == RTMIX_DOMAIN_MEDIA);
+    CHECK_U64(sc.sample_rate, 44100);
+    CHECK_U64(sc.channels, 2);
+    CHECK_U64(sc.buffer_frames, 0);
+    CHECK(sc.gain == 1.0f);
+    CHECK_ST(rtmix_source_config_init(NULL, RTMIX_DOMAIN_CALL, 16000, 1), RTMIX_ERR_INVALID_ARGUMENT);
+
+    memset(&es, 0xA5, sizeof es);
+    CHECK_ST(rtmix_engine_stats_init(&es), RTMIX_OK);
+    CHECK_U64(es.size, sizeof(rtmix_engine_stats));
+    CHECK_U64(es.render_calls, 0);
+    CHECK_U64(es.sources_removed, 0);
+    CHECK_ST(rtmix_engine_stats_init(NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    memset(&ss, 0xA5, sizeof ss);
+    CHECK_ST(rtmix_source_stats_init(&ss), RTMIX_OK);
+    CHECK_U64(ss.size, sizeof(rtmix_source_stats));
+    CHECK_U64(ss.frames_pushed, 0);
+    CHECK_U64(ss.muted, 0);
+    CHECK_ST(rtmix_source_stats_init(NULL), RTMIX_ERR_INVALID_ARGUMENT);
+}
+
+/* Creates with one modified field; expects `want`, and *out NULL on error. */
+static void expect_create(const rtmix_engine_config *cfg, int32_t want, const char *what) {
+    rtmix_engine *e = (rtmix_engine *)(void *)&g_passed; /* non-NULL garbage */
+    int32_t st = rtmix_engine_create(cfg, &e);
+    if (st == want && (want != RTMIX_OK ? e == NULL : e != NULL)) {
+        g_passed++;
+    } else {
+        g_failed++;
+        printf("FAIL [create] %s: status %d (%s), want %d; *out %s\n", what, (int)st,
+               rtmix_status_string(st), (int)want, e == NULL ? "NULL" : "non-NULL");
+    }
+    if (st == RTMIX_OK && e != NULL && e != (rtmix_engine *)(void *)&g_passed) rtmix_engine_destroy(e);
+}
+
+static void test_create(void) {
+    rtmix_engine_config base, c;
+    rtmix_engine *e;
+
+    SECTION("create");
+    rtmix_engine_config_init(&base);
+
+#define TRY_FIELD(field, value, want)                                          \
+    do {                                                                       \
+        c = base;                                                              \
+        c.field = (value);                                                     \
+        expect_create(&c, (want), #field " = " #value);                        \
+    } while (0)
+
+    TRY_FIELD(sample_rate, 7999, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_FIELD(sample_rate, 192001, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_FIELD(sample_rate, 0, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_FIELD(channels, 0, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_FIELD(channels, 3, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_FIELD(max_frames, 0, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(max_frames, 16385, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(max_sources, 0, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(max_sources, 257, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(call_gain_floor, NAN, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(call_gain_floor, -0.5f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(call_gain_floor, 1.5f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(call_gain_floor, INFINITY, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(gain_ramp_ms, 0.0f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(gain_ramp_ms, 1001.0f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(gain_ramp_ms, NAN, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(limiter_threshold_db, 1.0f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(limiter_threshold_db, -21.0f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(limiter_threshold_db, NAN, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(resampler_quality, 4, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(size, (uint32_t)sizeof(rtmix_engine_config) - 4, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(size, 0, RTMIX_ERR_INVALID_ARGUMENT);
+
+    /* Valid boundaries. */
+    TRY_FIELD(sample_rate, 8000, RTMIX_OK);
+    TRY_FIELD(sample_rate, 192000, RTMIX_OK);
+    TRY_FIELD(channels, 1, RTMIX_OK);
+    TRY_FIELD(max_frames, 1, RTMIX_OK);
+    TRY_FIELD(max_frames, 16384, RTMIX_OK);
+    TRY_FIELD(max_sources, 1, RTMIX_OK);
+    TRY_FIELD(max_sources, 256, RTMIX_OK);
+    TRY_FIELD(call_gain_floor, 0.0f, RTMIX_OK);
+    TRY_FIELD(gain_ramp_ms, 1.0f, RTMIX_OK);
+    TRY_FIELD(gain_ramp_ms, 1000.0f, RTMIX_OK);
+    TRY_FIELD(resampler_quality, RTMIX_RESAMPLER_LINEAR, RTMIX_OK);
+#undef TRY_FIELD
+    expect_create(&base, RTMIX_OK, "defaults");
+
+    /* NULL cfg / NULL out. */
+    e = (rtmix_engine *)(void *)&g_passed;
+    CHECK_ST(rtmix_engine_create(NULL, &e), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK(e == NULL);
+    CHECK_ST(rtmix_engine_create(&base, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+
+    /* destroy(NULL) is a no-op. */
+    rtmix_engine_destroy(NULL);
+    CHECK(1);
+}
+
+static void test_get_config(void) {
+    rtmix_engine_config c, got;
+    rtmix_engine *e = NULL;
+
+    SECTION("get_config");
+    rtmix_engine_config_init(&c);
+    c.sample_rate = 44100;
+    c.channels = 1;
+    c.max_frames = 1024;
+    c.max_sources = 8;
+    c.call_gain_floor = 0.25f;
+    c.gain_ramp_ms = 5.0f;
+    c.limiter_threshold_db = -3.0f;
+    c.resampler_quality = RTMIX_RESAMPLER_SINC_MEDIUM;
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_OK);
+    if (e == NULL) return;
+    rtmix_engine_config_init(&got);
+    CHECK_ST(rtmix_engine_get_config(e, &got), RTMIX_OK);
+    CHECK_U64(got.size, sizeof got);
+    CHECK_U64(got.sample_rate, 44100);
+    CHECK_U64(got.channels, 1);
+    CHECK_U64(got.max_frames, 1024);
+    CHECK_U64(got.max_sources, 8);
+    CHECK(got.call_gain_floor == 0.25f);
+    CHECK(got.gain_ramp_ms == 5.0f);
+    CHECK(got.limiter_threshold_db == -3.0f);
+    CHECK_U64(got.resampler_quality, RTMIX_RESAMPLER_SINC_MEDIUM);
+    CHECK(memcmp(&got, &c, sizeof c) == 0);
+
+    /* A struct smaller than the first published layout (36 bytes) is
+     * rejected and left untouched. */
+    memset(&got, 0x5A, sizeof got);
+    got.size = 8;
+    CHECK_ST(rtmix_engine_get_config(e, &got), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_U64(got.sample_rate, 0x5A5A5A5Au);
+    CHECK_U64(sizeof(rtmix_engine_config), 36); /* v0 layout must not change */
+    CHECK_U64(sizeof(rtmix_engine_stats), 112);
+    CHECK_U64(sizeof(rtmix_source_stats) >= 96, 1);
+    CHECK_U64(sizeof(rtmix_source_config) >= 28, 1);
+    /* A newer, larger caller struct: only the fields this library knows
+     * are written; the caller's size and its extra fields are kept. */
+    {
+        struct { rtmix_engine_config c; uint32_t future_field; } newer;
+        memset(&newer, 0x5A, sizeof newer);
+        newer.c.size = (uint32_t)sizeof newer;
+        CHECK_ST(rtmix_engine_get_config(e, &newer.c), RTMIX_OK);
+        CHECK_U64(newer.c.size, sizeof newer);
+        CHECK_U64(newer.c.sample_rate, 44100);
+        CHECK_U64(newer.future_field, 0x5A5A5A5Au);
+    }
+
+    CHECK_ST(rtmix_engine_get_config(NULL, &got), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_engine_get_config(e, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    got.size = 0;
+    CHECK_ST(rtmix_engine_get_config(e, &got), RTMIX_ERR_INVALID_ARGUMENT);
+    rtmix_engine_destroy(e);
+}
+
+static int contains_id(const rtmix_source_id *ids, size_t n, rtmix_source_id id) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (ids[i] == id) return 1;
+    return 0;
+}
+
+static void test_sources(void) {
+    static const uint32_t rates[] = {8000, 16000, 44100, 48000, 96000, 192000};
+    rtmix_source_id ids[64];
+    size_t nids = 0;
+    rtmix_engine *e = make_engine(48000, 2, 4096, 32);
+    rtmix_source_config sc;
+    rtmix_source_id id;
+    size_t r, i;
+    int d;
+    uint32_t ch;
+    static float in[4096 * 2]; /* 20 ms at 192 kHz stereo = 7680 samples */
+    static float out[4096 * 2];
+    rtmix_engine_stats es;
+
+    SECTION("source_add");
+    for (d = 0; d < 2; d++) {
+        for (r = 0; r < sizeof rates / sizeof rates[0]; r++) {
+            for (ch = 1; ch <= 2; ch++) {
+                rtmix_source_stats ss;
+                id = add_source(e, (rtmix_domain)d, rates[r], ch, 0);
+                CHECK(id != 0);
+                CHECK(!contains_id(ids, nids, id));
+                ids[nids++] = id;
+                ss = source_stats(e, id);
+                CHECK(ss.domain == d);
+                CHECK_U64(ss.sample_rate, rates[r]);
+                CHECK_U64(ss.channels, ch);
+                CHECK(ss.gain == 1.0f);
+                CHECK_U64(ss.muted, 0);
+                /* default ring: >= 400 ms, a power of two */
+                CHECK(ss.capacity_frames >= rates[r] * 2 / 5);
+                CHECK((ss.capacity_frames & (ss.capacity_frames - 1)) == 0);
+                CHECK_U64(ss.buffered_frames, 0);
+            }
+        }
+    }
+    es = engine_stats(e);
+    CHECK_U64(es.active_sources, 24);
+    CHECK_U64(es.sources_added, 24);
+
+    /* Every source renders: push a sine, render, output finite in range. */
+    SECTION("all_formats_render");
+    for (i = 0; i < nids; i++) {
+        rtmix_source_stats ss = source_stats(e, ids[i]);
+        uint32_t frames = ss.sample_rate / 50; /* 20 ms */
+        uint32_t k, acc = 0;
+        for (k = 0; k < frames * ss.channels; k++)
+            in[k] = 0.05f * sinf((float)k * 0.01f);
+        CHECK_ST(rtmix_source_push_f32(e, ids[i], in, frames, &acc), RTMIX_OK);
+        CHECK_U64(acc, frames);
+    }
+    for (i = 0; i < 4; i++) {
+        CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+        CHECK(all_finite_in_range(out, 480 * 2));
+    }
+    for (i = 0; i < nids; i++) {
+        rtmix_source_stats ss = source_stats(e, ids[i]);
+        CHECK(ss.frames_consumed > 0);
+        CHECK(ss.frames_rendered > 0);
+    }
+
+    SECTION("source_add_invalid");
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_MEDIA, 48000, 2);
+    id = 12345;
+#define TRY_SRC(field, value, want)                                            \
+    do {                                                                       \
+        rtmix_source_config c_ = sc;                                           \
+        c_.field = (value);                                                    \
+        CHECK_ST(rtmix_source_add(e, &c_, &id), (want));                       \
+    } while (0)
+    TRY_SRC(domain, 2, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_SRC(domain, -1, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_SRC(sample_rate, 7999, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_SRC(sample_rate, 192001, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_SRC(channels, 0, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_SRC(channels, 3, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_SRC(gain, NAN, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_SRC(gain, -0.5f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_SRC(gain, INFINITY, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_SRC(gain, RTMIX_MAX_GAIN * 2.0f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_SRC(buffer_frames, (1u << 22) + 1u, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_SRC(buffer_frames, 0xFFFFFFFFu, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_SRC(size, (uint32_t)sizeof(rtmix_source_config) - 4, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_SRC(size, 0, RTMIX_ERR_INVALID_ARGUMENT);
+#undef TRY_SRC
+    CHECK(id == 12345); /* *out_id untouched on failure */
+    CHECK_ST(rtmix_source_add(NULL, &sc, &id), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_add(e, NULL, &id), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_add(e, &sc, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    es = engine_stats(e);
+    CHECK_U64(es.active_sources, 24); /* nothing was added */
+    CHECK_U64(es.sources_added, 24);
+
+    SECTION("source_remove");
+    CHECK_ST(rtmix_source_remove(e, 0), RTMIX_ERR_NOT_FOUND);
+    CHECK_ST(rtmix_source_remove(e, 0xFFFFFFFFu), RTMIX_ERR_NOT_FOUND);
+    CHECK_ST(rtmix_source_remove(NULL, ids[0]), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_remove(e, ids[0]), RTMIX_OK);
+    CHECK_ST(rtmix_source_remove(e, ids[0]), RTMIX_ERR_NOT_FOUND);
+    {
+        rtmix_source_stats ss;
+        rtmix_source_stats_init(&ss);
+        CHECK_ST(rtmix_source_get_stats(e, ids[0], &ss), RTMIX_ERR_NOT_FOUND);
+    }
+    es = engine_stats(e);
+    CHECK_U64(es.active_sources, 23);
+    CHECK_U64(es.sources_removed, 1);
+    rtmix_engine_destroy(e);
+}
+
+/* ids nonzero, unique, never reused across add/remove cycles; LIMIT. */
+static void test_ids_and_limit(void) {
+    rtmix_source_id all[200];
+    rtmix_source_id live[4];
+    size_t nall = 0;
+    int round, k;
+    rtmix_engine *e = make_engine(48000, 2, 1024, 4);
+    rtmix_source_id id = 0;
+    rtmix_source_config sc;
+    static float buf[1024 * 2];
+
+    SECTION("ids_unique");
+    for (k = 0; k < 4; k++) {
+        live[k] = add_source(e, RTMIX_DOMAIN_CALL, 16000, 1, 0);
+        CHECK(live[k] != 0 && !contains_id(all, nall, live[k]));
+        all[nall++] = live[k];
+    }
+    SECTION("limit");
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_MEDIA, 48000, 2);
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_ERR_LIMIT);
+
+    SECTION("ids_never_reused");
+    for (round = 0; round < 40; round++) {
+        int victim = round % 4;
+        rtmix_source_id old = live[victim];
+        CHECK_ST(rtmix_source_remove(e, old), RTMIX_OK);
+        /* Let the renderer finish the fade-out so the slot can be reclaimed. */
+        CHECK_ST(rtmix_render_f32(e, buf, 1024), RTMIX_OK);
+        CHECK_ST(rtmix_render_f32(e, buf, 1024), RTMIX_OK);
+        id = 0;
+        CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_OK);
+        CHECK(id != 0);
+        CHECK(!contains_id(all, nall, id));
+        all[nall++] = id;
+        live[victim] = id;
+        /* The old id stays dead even though its slot is in use again. */
+        CHECK_ST(rtmix_source_remove(e, old), RTMIX_ERR_NOT_FOUND);
+        CHECK_ST(rtmix_source_set_gain(e, old, 0.5f), RTMIX_ERR_NOT_FOUND);
+        CHECK_ST(rtmix_source_push_f32(e, old, (const float *)buf, 16, NULL), RTMIX_ERR_NOT_FOUND);
+    }
+    {
+        rtmix_engine_stats es = engine_stats(e);
+        CHECK_U64(es.sources_added, 44);
+        CHECK_U64(es.sources_removed, 40);
+        CHECK_U64(es.active_sources, 4);
+    }
+
+    /* Removed without any render afterwards: the control thread retires the
+     * source itself after the renderer has been idle for a while. */
+    SECTION("idle_retire");
+    CHECK_ST(rtmix_source_remove(e, live[0]), RTMIX_OK);
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_ERR_LIMIT); /* fade not finished */
+    sleep_ms(250);
+    id = 0;
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_OK);
+    CHECK(id != 0 && !contains_id(all, nall, id));
+    rtmix_engine_destroy(e);
+}
+
+static void test_push(void) {
+    rtmix_engine *e = make_engine(48000, 2, 4096, 8);
+    rtmix_source_id s, mono, removed;
+    static float f[4096 * 2];
+    static int16_t s16[4096 * 2];
+    uint32_t acc;
+    rtmix_source_stats ss;
+    rtmix_engine_stats es;
+    int i;
+
+    for (i = 0; i < 4096 * 2; i++) {
+        f[i] = 0.25f;
+        s16[i] = 1000;
+    }
+    SECTION("push_basic");
+    s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 1024); /* ring: 1024 frames */
+    mono = add_source(e, RTMIX_DOMAIN_CALL, 16000, 1, 0);
+    ss = source_stats(e, s);
+    CHECK_U64(ss.capacity_frames, 1024);
+    acc = 999;
+    CHECK_ST(rtmix_source_push_f32(e, s, f, 600, &acc), RTMIX_OK);
+    CHECK_U64(acc, 600);
+    acc = 999;
+    CHECK_ST(rtmix_source_push_s16(e, s, s16, 300, &acc), RTMIX_OK);
+    CHECK_U64(acc, 300);
+    CHECK_ST(rtmix_source_push_f32(e, s, f, 1, NULL), RTMIX_OK); /* accepted may be NULL */
+    ss = source_stats(e, s);
+    CHECK_U64(ss.buffered_frames, 901);
+    CHECK(fabsf(ss.buffered_ms - 901.0f * 1000.0f / 48000.0f) < 0.01f);
+    CHECK_U64(ss.frames_pushed, 901);
+    {
+        uint32_t buffered = 0;
+        CHECK_ST(rtmix_source_get_buffered(e, s, &buffered), RTMIX_OK);
+        CHECK_U64(buffered, 901);
+        CHECK_ST(rtmix_source_get_buffered(e, s, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+        CHECK_ST(rtmix_source_get_buffered(NULL, s, &buffered), RTMIX_ERR_INVALID_ARGUMENT);
+        CHECK_ST(rtmix_source_get_buffered(e, 0, &buffered), RTMIX_ERR_NOT_FOUND);
+    }
+
+    SECTION("push_full");
+    acc = 999;
+    CHECK_ST(rtmix_source_push_f32(e, s, f, 200, &acc), RTMIX_ERR_BUFFER_FULL);
+    CHECK_U64(acc, 123); /* partial accept */
+    acc = 999;
+    CHECK_ST(rtmix_source_push_s16(e, s, s16, 50, &acc), RTMIX_ERR_BUFFER_FULL);
+    CHECK_U64(acc, 0);
+    CHECK_ST(rtmix_source_push_f32(e, s, f, 10, NULL), RTMIX_ERR_BUFFER_FULL);
+    ss = source_stats(e, s);
+    CHECK_U64(ss.buffered_frames, 1024);
+    CHECK_U64(ss.frames_pushed, 1024);
+    CHECK_U64(ss.frames_rejected, 77 + 50 + 10);
+    CHECK(fabsf(ss.buffered_ms - 1024.0f * 1000.0f / 48000.0f) < 0.01f);
+    es = engine_stats(e);
+    CHECK_U64(es.rejected_frames, 137);
+    /* After a render frees space, pushes fit again. */
+    CHECK_ST(rtmix_render_f32(e, f + 4096, 256), RTMIX_OK); /* scratch output */
+    for (i = 0; i < 4096 * 2; i++) f[i] = 0.25f;
+    acc = 0;
+    CHECK_ST(rtmix_source_push_f32(e, s, f, 256, &acc), RTMIX_OK);
+    CHECK_U64(acc, 256);
+
+    SECTION("push_invalid");
+    acc = 999;
+    CHECK_ST(rtmix_source_push_f32(e, s, NULL, 10, &acc), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_U64(acc, 0);
+    acc = 999;
+    CHECK_ST(rtmix_source_push_s16(e, s, NULL, 10, &acc), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_U64(acc, 0);
+    acc = 999;
+    CHECK_ST(rtmix_source_push_f32(e, mono, f, 0, &acc), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_U64(acc, 0);
+    acc = 999;
+    CHECK_ST(rtmix_source_push_s16(e, mono, s16, 0, &acc), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_U64(acc, 0);
+    acc = 999;
+    CHECK_ST(rtmix_source_push_f32(NULL, mono, f, 10, &acc), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_U64(acc, 0);
+    acc = 999;
+    CHECK_ST(rtmix_source_push_s16(NULL, mono, s16, 10, &acc), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_U64(acc, 0);
+    ss = source_stats(e, mono);
+    CHECK_U64(ss.frames_pushed, 0);
+    CHECK_U64(ss.frames_rejected, 0);
+
+    SECTION("push_not_found");
+    acc = 999;
+    CHECK_ST(rtmix_source_push_f32(e, 0, f, 10, &acc), RTMIX_ERR_NOT_FOUND);
+    CHECK_U64(acc, 0);
+    acc = 999;
+    CHECK_ST(rtmix_source_push_f32(e, 777777, f, 10, &acc), RTMIX_ERR_NOT_FOUND);
+    CHECK_U64(acc, 0);
+    removed = add_source(e, RTMIX_DOMAIN_CALL, 8000, 1, 0);
+    CHECK_ST(rtmix_source_push_f32(e, removed, f, 10, NULL), RTMIX_OK);
+    CHECK_ST(rtmix_source_remove(e, removed), RTMIX_OK);
+    acc = 999;
+    CHECK_ST(rtmix_source_push_f32(e, removed, f, 10, &acc), RTMIX_ERR_NOT_FOUND);
+    CHECK_U64(acc, 0);
+    acc = 999;
+    CHECK_ST(rtmix_source_push_s16(e, removed, s16, 10, &acc), RTMIX_ERR_NOT_FOUND);
+    CHECK_U64(acc, 0);
+    /* Engine totals never go down when a source is freed. */
+    render_discard(e, 2, 4096, 1024);
+    es = engine_stats(e);
+    CHECK_U64(es.rejected_frames, 137);
+    rtmix_engine_destroy(e);
+}
+
+static void test_gains(void) {
+    rtmix_engine_config cfg;
+    rtmix_engine *e = NULL;
+    rtmix_source_id s, c;
+    float g = -1.0f;
+    rtmix_source_stats ss;
+    static float in[4800 * 2];
+    static float out[4800 * 2];
+    int i;
+
+    SECTION("gain_setters");
+    rtmix_engine_config_init(&cfg);
+    cfg.call_gain_floor = 0.25f;
+    CHECK_ST(rtmix_engine_create(&cfg, &e), RTMIX_OK);
+    if (e == NULL) return;
+    s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 0);
+    c = add_source(e, RTMIX_DOMAIN_CALL, 48000, 1, 0);
+
+    CHECK_ST(rtmix_domain_get_gain(e, RTMIX_DOMAIN_CALL, &g), RTMIX_OK);
+    CHECK(g == 1.0f);
+    CHECK_ST(rtmix_domain_get_gain(e, RTMIX_DOMAIN_MEDIA, &g), RTMIX_OK);
+    CHECK(g == 1.0f);
+
+    CHECK_ST(rtmix_source_set_gain(e, s, 0.5f), RTMIX_OK);
+    ss = source_stats(e, s);
+    CHECK(ss.gain == 0.5f);
+    CHECK_ST(rtmix_source_set_gain(e, s, NAN), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_set_gain(e, s, -0.1f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_set_gain(e, s, INFINITY), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_set_gain(e, s, -INFINITY), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_set_gain(e, s, RTMIX_MAX_GAIN + 1.0f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_set_gain(NULL, s, 0.5f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_set_gain(e, 0, 0.5f), RTMIX_ERR_NOT_FOUND);
+    CHECK_ST(rtmix_source_set_gain(e, 999999, 0.5f), RTMIX_ERR_NOT_FOUND);
+    ss = source_stats(e, s);
+    CHECK(ss.gain == 0.5f); /* unchanged by the invalid calls */
+    CHECK_ST(rtmix_source_set_gain(e, s, RTMIX_MAX_GAIN), RTMIX_OK);
+    CHECK_ST(rtmix_source_set_gain(e, s, 0.0f), RTMIX_OK);
+    CHECK_ST(rtmix_source_set_gain(e, s, 1.0f), RTMIX_OK);
+
+    SECTION("mute");
+    CHECK_ST(rtmix_source_set_muted(e, c, 1), RTMIX_OK);
+    ss = source_stats(e, c);
+    CHECK_U64(ss.muted, 1);
+    CHECK(ss.gain == 1.0f); /* requested gain kept while muted */
+    CHECK_ST(rtmix_source_set_muted(e, c, 0), RTMIX_OK);
+    ss = source_stats(e, c);
+    CHECK_U64(ss.muted, 0);
+    CHECK_ST(rtmix_source_set_muted(NULL, c, 1), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_set_muted(e, 424242, 1), RTMIX_ERR_NOT_FOUND);
+
+    SECTION("domain_gain");
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_MEDIA, 0.0f), RTMIX_OK); /* media may be 0 */
+    CHECK_ST(rtmix_domain_get_gain(e, RTMIX_DOMAIN_MEDIA, &g), RTMIX_OK);
+    CHECK(g == 0.0f);
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_MEDIA, 0.75f), RTMIX_OK);
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_MEDIA, NAN), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_MEDIA, -1.0f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_MEDIA, INFINITY), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_MEDIA, RTMIX_MAX_GAIN * 2.0f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_gain(e, (rtmix_domain)2, 0.5f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_gain(e, (rtmix_domain)-1, 0.5f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_gain(NULL, RTMIX_DOMAIN_MEDIA, 0.5f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_get_gain(e, RTMIX_DOMAIN_MEDIA, &g), RTMIX_OK);
+    CHECK(g == 0.75f); /* unchanged by the invalid calls */
+    CHECK_ST(rtmix_domain_get_gain(e, (rtmix_domain)2, &g), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_get_gain(e, RTMIX_DOMAIN_MEDIA, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_get_gain(NULL, RTMIX_DOMAIN_MEDIA, &g), RTMIX_ERR_INVALID_ARGUMENT);
+
+    SECTION("call_floor");
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_CALL, 0.0f), RTMIX_OK); /* clamped, not an error */
+    CHECK_ST(rtmix_domain_get_gain(e, RTMIX_DOMAIN_CALL, &g), RTMIX_OK);
+    CHECK(g == 0.25f);
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_CALL, 0.1f), RTMIX_OK);
+    CHECK_ST(rtmix_domain_get_gain(e, RTMIX_DOMAIN_CALL, &g), RTMIX_OK);
+    CHECK(g == 0.25f);
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_CALL, 0.5f), RTMIX_OK);
+    CHECK_ST(rtmix_domain_get_gain(e, RTMIX_DOMAIN_CALL, &g), RTMIX_OK);
+    CHECK(g == 0.5f);
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_CALL, -1.0f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_get_gain(e, RTMIX_DOMAIN_CALL, &g), RTMIX_OK);
+    CHECK(g == 0.5f);
+
+    /* Audible effect: media source (gain 1 x media 0.75) and call source
+     * (gain 1 x call floor 0.25) after the 10 ms ramps. */
+    SECTION("gain_audible");
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_CALL, 0.0f), RTMIX_OK);
+    CHECK_ST(rtmix_source_remove(e, s), RTMIX_OK);
+    render_discard(e, 2, 2048, 1024);
+    s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 0);
+    for (i = 0; i < 4800; i++) {
+        in[2 * i] = 0.4f;
+        in[2 * i + 1] = -0.2f;
+    }
+    CHECK_ST(rtmix_source_push_f32(e, s, in, 4800, NULL), RTMIX_OK);
+    render_discard(e, 2, 960, 960); /* ramps done after 480 frames */
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    CHECK(fabsf(out[0] - 0.3f) < 1e-6f && fabsf(out[1] + 0.15f) < 1e-6f);
+    CHECK(fabsf(out[958] - 0.3f) < 1e-6f && fabsf(out[959] + 0.15f) < 1e-6f);
+    /* mute the media source: silent after the ramp, and no step larger than
+     * the ramp allows while it fades */
+    CHECK_ST(rtmix_source_set_muted(e, s, 1), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 960), RTMIX_OK);
+    {
+        float max_step = 0.0f;
+        for (i = 1; i < 960; i++) {
+            float step = fabsf(out[2 * i] - out[2 * i - 2]);
+            if (step > max_step) max_step = step;
+        }
+        CHECK(max_step <= 0.3f / 480.0f * 1.01f + 1e-6f);
+        CHECK(out[2 * 959] == 0.0f && out[2 * 959 + 1] == 0.0f);
+    }
+    CHECK_ST(rtmix_source_set_muted(e, s, 0), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 960), RTMIX_OK);
+    CHECK(fabsf(out[2 * 959] - 0.3f) < 1e-6f);
+    CHECK_ST(rtmix_source_remove(e, s), RTMIX_OK);
+    render_discard(e, 2, 2048, 1024);
+
+    /* CALL voice at the floor: 0.4 x 0.25. */
+    for (i = 0; i < 4800; i++) in[i] = 0.4f;
+    CHECK_ST(rtmix_source_push_f32(e, c, in, 2400, NULL), RTMIX_OK);
+    render_discard(e, 2, 960, 960);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    CHECK(fabsf(out[0] - 0.1f) < 1e-6f && fabsf(out[1] - 0.1f) < 1e-6f);
+    rtmix_engine_destroy(e);
+}
+
+static void test_render_args(void) {
+    rtmix_engine *e = make_engine(48000, 2, 512, 4);
+    static float f[1024 * 2];
+    static int16_t s16[1024 * 2];
+    int i, untouched;
+    rtmix_engine_stats es;
+
+    SECTION("render_args");
+    for (i = 0; i < 1024 * 2; i++) {
+        f[i] = 123.0f;
+        s16[i] = 12345;
+    }
+    CHECK_ST(rtmix_render_f32(e, f, 513), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK_ST(rtmix_render_s16(e, s16, 513), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK_ST(rtmix_render_f32(e, f, 0xFFFFFFFFu), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK_ST(rtmix_render_f32(e, f, 0), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_s16(e, s16, 0), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_f32(e, NULL, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_s16(e, NULL, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_f32(NULL, f, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_s16(NULL, s16, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    untouched = 1;
+    for (i = 0; i < 1024 * 2; i++)
+        if (f[i] != 123.0f || s16[i] != 12345) untouched = 0;
+    CHECK(untouched); /* output buffer untouched on error */
+    es = engine_stats(e);
+    CHECK_U64(es.render_calls, 0); /* failed calls do not count */
+    CHECK_U64(es.frames_rendered, 0);
+
+    /* Exactly max_frames is fine, writes exactly frames x channels samples. */
+    CHECK_ST(rtmix_render_f32(e, f, 512), RTMIX_OK);
+    untouched = 1;
+    for (i = 0; i < 512 * 2; i++)
+        if (f[i] != 0.0f) untouched = 0;
+    CHECK(untouched); /* silence with no sources */
+    CHECK(f[1024] == 123.0f);
+    CHECK_ST(rtmix_render_s16(e, s16, 1), RTMIX_OK);
+    CHECK(s16[0] == 0 && s16[1] == 0 && s16[2] == 12345);
+    es = engine_stats(e);
+    CHECK_U64(es.render_calls, 2);
+    CHECK_U64(es.frames_rendered, 513);
+    rtmix_engine_destroy(e);
+}
+
+static void test_bypass_bit_exact(void) {
+    enum { N = 9600 };
+    rtmix_engine *e = make_engine(48000, 2, 4096, 8);
+    static float in[N * 2];
+    static float out[N * 2];
+    static const uint32_t blocks[] = {64, 441, 1000, 4096, 128, 480, 3391};
+    rtmix_source_id s;
+    uint32_t done = 0, acc = 0;
+    size_t b = 0;
+    int i, exact;
+    uint32_t seed = 12345;
+    rtmix_source_stats ss;
+
+    SECTION("bypass_bit_exact");
+    for (i = 0; i < N * 2; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        in[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 1.7f; /* [-0.85, 0.85) */
+        if (in[i] == 0.0f) in[i] = 0.125f;
+    }
+    s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, N);
+    CHECK_ST(rtmix_source_push_f32(e, s, in, N, &acc), RTMIX_OK);
+    CHECK_U64(acc, N);
+    while (done < N) {
+        uint32_t n = blocks[b++ % (sizeof blocks / sizeof blocks[0])];
+        if (n > N - done) n = N - done;
+        CHECK_ST(rtmix_render_f32(e, out + done * 2, n), RTMIX_OK);
+        done += n;
+    }
+    exact = memcmp(in, out, sizeof in) == 0;
+    CHECK(exact);
+    if (!exact) {
+        for (i = 0; i < N * 2; i++) {
+            if (in[i] != out[i]) {
+                printf("  first difference at sample %d: in %.9g out %.9g\n", i, in[i], out[i]);
+                break;
+            }
+        }
+    }
+    ss = source_stats(e, s);
+    CHECK_U64(ss.frames_consumed, N);
+    CHECK_U64(ss.frames_rendered, N);
+    CHECK_U64(ss.underrun_frames, 0);
+    CHECK_U64(ss.underrun_events, 0);
+
+    /* Drain: the source runs dry half way through the next block. */
+    SECTION("underrun");
+    CHECK_ST(rtmix_source_push_f32(e, s, in, 100, NULL), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 256), RTMIX_OK);
+    {
+        int silent = 1;
+        for (i = 100 * 2; i < 256 * 2; i++)
+            if (out[i] != 0.0f) silent = 0;
+        CHECK(silent); /* the gap is silence, never stale audio */
+        CHECK(all_finite_in_range(out, 256 * 2));
+    }
+    ss = source_stats(e, s);
+    CHECK_U64(ss.underrun_frames, 156);
+    CHECK_U64(ss.underrun_events, 1);
+    CHECK_ST(rtmix_render_f32(e, out, 256), RTMIX_OK);
+    ss = source_stats(e, s);
+    CHECK_U64(ss.underrun_frames, 156 + 256);
+    CHECK_U64(ss.underrun_events, 1); /* still the same starvation */
+    CHECK_U64(ss.buffered_frames, 0);
+    {
+        rtmix_engine_stats es = engine_stats(e);
+        CHECK_U64(es.underrun_frames, 156 + 256);
+    }
+    /* A source that never got data counts no underrun. */
+    {
+        rtmix_source_id idle = add_source(e, RTMIX_DOMAIN_CALL, 16000, 1, 0);
+        CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+        ss = source_stats(e, idle);
+        CHECK_U64(ss.underrun_frames, 0);
+        CHECK_U64(ss.underrun_events, 0);
+    }
+    rtmix_engine_destroy(e);
+}
+
+static void test_mono_resampled(void) {
+    rtmix_engine *e = make_engine(48000, 2, 4096, 4);
+    static float in[3200];
+    static float out[4096 * 2];
+    rtmix_source_id s;
+    int i, lr_equal = 1;
+    float peak = 0.0f;
+    rtmix_source_stats ss;
+
+    SECTION("mono_16k_to_stereo");
+    for (i = 0; i < 3200; i++) in[i] = 0.5f * sinf(2.0f * 3.14159265f * 1000.0f * (float)i / 16000.0f);
+    s = add_source(e, RTMIX_DOMAIN_CALL, 16000, 1, 0);
+    CHECK_ST(rtmix_source_push_f32(e, s, in, 3200, NULL), RTMIX_OK); /* 200 ms */
+    CHECK_ST(rtmix_render_f32(e, out, 4096), RTMIX_OK);
+    for (i = 0; i < 4096; i++) {
+        if (out[2 * i] != out[2 * i + 1]) lr_equal = 0;
+        if (fabsf(out[2 * i]) > peak) peak = fabsf(out[2 * i]);
+    }
+    CHECK(lr_equal);
+    CHECK(peak > 0.4f && peak < 0.6f);
+    CHECK(all_finite_in_range(out, 4096 * 2));
+    ss = source_stats(e, s);
+    CHECK(ss.frames_consumed > 1000);
+    CHECK_U64(ss.frames_rendered, 4096);
+    rtmix_engine_destroy(e);
+
+    /* Stereo source into a mono engine averages the channels. */
+    SECTION("stereo_to_mono");
+    e = make_engine(48000, 1, 1024, 4);
+    s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 0);
+    for (i = 0; i < 1024; i++) {
+        in[2 * i] = 0.5f;
+        in[2 * i + 1] = 0.25f;
+    }
+    CHECK_ST(rtmix_source_push_f32(e, s, in, 1024, NULL), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 1024), RTMIX_OK);
+    CHECK(out[0] == 0.375f && out[1023] == 0.375f);
+    rtmix_engine_destroy(e);
+}
+
+static void test_nonfinite(void) {
+    rtmix_engine *e = make_engine(48000, 2, 1024, 4);
+    static float in[1024 * 2];
+    static float out[1024 * 2];
+    static int16_t o16[1024 * 2];
+    rtmix_source_id s, r;
+    rtmix_source_stats ss;
+    rtmix_engine_stats es;
+    int i, bad = 0;
+
+    SECTION("nonfinite");
+    for (i = 0; i < 1024 * 2; i++) {
+        in[i] = 0.5f;
+        if (i % 7 == 0) {
+            in[i] = NAN;
+            bad++;
+        } else if (i % 11 == 0) {
+            in[i] = (i & 1) ? INFINITY : -INFINITY;
+            bad++;
+        }
+    }
+    s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 0);
+    r = add_source(e, RTMIX_DOMAIN_CALL, 44100, 2, 0); /* through the resampler */
+    CHECK_ST(rtmix_source_push_f32(e, s, in, 1024, NULL), RTMIX_OK);
+    CHECK_ST(rtmix_source_push_f32(e, r, in, 1024, NULL), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 512), RTMIX_OK);
+    CHECK(all_finite_in_range(out, 512 * 2));
+    CHECK_ST(rtmix_render_s16(e, o16, 512), RTMIX_OK);
+    ss = source_stats(e, s);
+    CHECK_U64(ss.nonfinite_samples, bad);
+    ss = source_stats(e, r);
+    CHECK_U64(ss.nonfinite_samples, bad);
+    es = engine_stats(e);
+    CHECK(es.nonfinite_samples >= (uint64_t)(2 * bad));
+    rtmix_engine_destroy(e);
+}
+
+static void test_saturation(void) {
+    enum { NSRC = 24, N = 2048 };
+    rtmix_engine *e = make_engine(48000, 2, 4096, 32);
+    static float in[N * 2];
+    static int16_t o16[N * 2];
+    static float of[N * 2];
+    rtmix_source_id ids[NSRC];
+    int i, k, sign_ok = 1, loud = 0;
+    rtmix_engine_stats es;
+
+    SECTION("s16_saturation");
+    for (i = 0; i < N; i++) {
+        float v = ((i / 37) & 1) ? -1.0f : 1.0f; /* full-scale square wave */
+        in[2 * i] = v;
+        in[2 * i + 1] = -v;
+    }
+    for (k = 0; k < NSRC; k++) {
+        ids[k] = add_source(e, k & 1 ? RTMIX_DOMAIN_CALL : RTMIX_DOMAIN_MEDIA, 48000, 2, 2 * N);
+        CHECK_ST(rtmix_source_set_gain(e, ids[k], RTMIX_MAX_GAIN), RTMIX_OK);
+        CHECK_ST(rtmix_source_push_f32(e, ids[k], in, N, NULL), RTMIX_OK);
+        CHECK_ST(rtmix_source_push_f32(e, ids[k], in, N, NULL), RTMIX_OK);
+    }
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_CALL, RTMIX_MAX_GAIN), RTMIX_OK);
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_MEDIA, RTMIX_MAX_GAIN), RTMIX_OK);
+    CHECK_ST(rtmix_render_s16(e, o16, N), RTMIX_OK);
+    for (i = 0; i < N * 2; i++) {
+        int16_t o = o16[i];
+        if ((in[i] > 0 && o < 0) || (in[i] < 0 && o > 0)) sign_ok = 0; /* wrapped */
+        if (o > 29000 || o < -29000) loud++;
+    }
+    CHECK(sign_ok);
+    CHECK(loud > N); /* saturated near full scale, not wrapped to small values */
+    CHECK_ST(rtmix_render_f32(e, of, N), RTMIX_OK);
+    CHECK(all_finite_in_range(of, N * 2));
+    sign_ok = 1;
+    for (i = 0; i < N * 2; i++)
+        if ((in[i] > 0 && of[i] < 0) || (in[i] < 0 && of[i] > 0)) sign_ok = 0;
+    CHECK(sign_ok);
+    es = engine_stats(e);
+    CHECK(es.limiter_active_frames > 0);
+    CHECK(es.limiter_min_gain_db < 0.0f);
+    CHECK(es.limiter_gain_db <= 0.0f);
+    rtmix_engine_destroy(e);
+}
+
+static void test_stats(void) {
+    rtmix_engine *e = make_engine(48000, 2, 1024, 4);
+    static float in[1024 * 2];
+    static float out[1024 * 2];
+    rtmix_source_id s;
+    rtmix_engine_stats es;
+    rtmix_source_stats ss;
+    int i;
+
+    SECTION("stats");
+    s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 0);
+    for (i = 0; i < 1024 * 2; i++) in[i] = 0.1f;
+    for (i = 0; i < 200; i++) {
+        CHECK_ST(rtmix_source_push_f32(e, s, in, 480, NULL), RTMIX_OK);
+        CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    }
+    CHECK_ST(rtmix_render_f32(e, out, 100), RTMIX_OK); /* drained: underrun */
+    es = engine_stats(e);
+    CHECK_U64(es.size, sizeof es);
+    CHECK_U64(es.active_sources, 1);
+    CHECK_U64(es.render_calls, 201);
+    CHECK_U64(es.frames_rendered, 200 * 480 + 100);
+    CHECK_U64(es.underrun_frames, 100);
+    CHECK_U64(es.rejected_frames, 0);
+    CHECK_U64(es.nonfinite_samples, 0);
+    CHECK_U64(es.limiter_active_frames, 0);
+    CHECK(es.limiter_gain_db == 0.0f);
+    CHECK(es.limiter_min_gain_db == 0.0f);
+    CHECK(es.render_ns_last > 0);
+    CHECK(es.render_ns_max >= es.render_ns_last);
+    CHECK(es.render_ns_p50 > 0);
+    CHECK(es.render_ns_p50 <= es.render_ns_p99);
+    CHECK(es.render_ns_p99 <= es.render_ns_max);
+    if (es.render_ns_p99 > es.render_ns_max)
+        printf("  p50 %llu p99 %llu max %llu ns\n", (unsigned long long)es.render_ns_p50,
+               (unsigned long long)es.render_ns_p99, (unsigned long long)es.render_ns_max);
+    /* documented resolution: a percentile is at most 12.5 % above a real sample */
+    CHECK(es.render_ns_p99 <= es.render_ns_max + es.render_ns_max / 8 + 1);
+    CHECK_U64(es.sources_added, 1);
+    CHECK_U64(es.sources_removed, 0);
+    ss = source_stats(e, s);
+    CHECK_U64(ss.size, sizeof ss);
+    CHECK_U64(ss.frames_pushed, 200 * 480);
+    CHECK_U64(ss.frames_consumed, 200 * 480);
+    CHECK_U64(ss.frames_rendered, 200 * 480);
+    CHECK_U64(ss.underrun_frames, 100);
+    CHECK_U64(ss.underrun_events, 1);
+    CHECK_U64(ss.buffered_frames, 0);
+    CHECK(ss.buffered_ms == 0.0f);
+
+    /* With a single render call every percentile is that call's duration,
+     * so none may exceed render_ns_max (= render_ns_last). */
+    SECTION("stats_single_render");
+    {
+        rtmix_engine *e1 = make_engine(48000, 2, 1024, 4);
+        rtmix_engine_stats one;
+        CHECK_ST(rtmix_render_f32(e1, out, 480), RTMIX_OK);
+        one = engine_stats(e1);
+        CHECK_U64(one.render_calls, 1);
+        CHECK(one.render_ns_max == one.render_ns_last);
+        CHECK(one.render_ns_p50 <= one.render_ns_max);
+        CHECK(one.render_ns_p99 <= one.render_ns_max);
+        if (one.render_ns_p99 > one.render_ns_max)
+            printf("  one render: last %llu max %llu p50 %llu p99 %llu ns\n",
+                   (unsigned long long)one.render_ns_last, (unsigned long long)one.render_ns_max,
+                   (unsigned long long)one.render_ns_p50, (unsigned long long)one.render_ns_p99);
+        rtmix_engine_destroy(e1);
+    }
+
+    SECTION("stats_size");
+    rtmix_engine_stats_init(&es);
+    es.size = (uint32_t)sizeof es - 8;
+    CHECK_ST(rtmix_engine_get_stats(e, &es), RTMIX_ERR_INVALID_ARGUMENT);
+    es.size = 0;
+    CHECK_ST(rtmix_engine_get_stats(e, &es), RTMIX_ERR_INVALID_ARGUMENT);
+    rtmix_source_stats_init(&ss);
+    ss.size = (uint32_t)sizeof ss - 4;
+    CHECK_ST(rtmix_source_get_stats(e, s, &ss), RTMIX_ERR_INVALID_ARGUMENT);
+    ss.size = 0;
+    CHECK_ST(rtmix_source_get_stats(e, s, &ss), RTMIX_ERR_INVALID_ARGUMENT);
+    rtmix_engine_stats_init(&es);
+    CHECK_ST(rtmix_engine_get_stats(NULL, &es), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_engine_get_stats(e, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    rtmix_source_stats_init(&ss);
+    CHECK_ST(rtmix_source_get_stats(NULL, s, &ss), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_get_stats(e, s, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_get_stats(e, 0, &ss), RTMIX_ERR_NOT_FOUND);
+    /* A larger (newer) caller struct: the known part is filled, size kept. */
+    {
+        struct {
+            rtmix_engine_stats s;
+            uint32_t extra[4];
+        } big;
+        memset(&big, 0x77, sizeof big);
+        big.s.size = (uint32_t)sizeof big;
+        CHECK_ST(rtmix_engine_get_stats(e, &big.s), RTMIX_OK);
+        CHECK_U64(big.s.size, sizeof big);
+        CHECK_U64(big.s.render_calls, 201);
+        CHECK_U64(big.extra[0], 0x77777777u);
+    }
+    rtmix_engine_destroy(e);
+}
+
+/* Producers that deliver exactly one render block's worth of source frames
+ * per render call never starve after the resampler has primed. */
+static void test_lockstep(void) {
+    rtmix_engine *e = make_engine(48000, 2, 1024, 4);
+    static float in[441 * 2];
+    static float out[480 * 2];
+    rtmix_source_id v, m;
+    rtmix_source_stats a, b;
+    int i, k, ok = 1;
+
+    SECTION("lockstep_no_underrun");
+    for (i = 0; i < 441 * 2; i++) in[i] = 0.1f * sinf((float)i * 0.05f);
+    v = add_source(e, RTMIX_DOMAIN_CALL, 16000, 1, 0);
+    m = add_source(e, RTMIX_DOMAIN_MEDIA, 44100, 2, 0);
+    for (k = 0; k < 300; k++) {
+        if (rtmix_source_push_f32(e, v, in, 160, NULL) != RTMIX_OK) ok = 0;
+        if (rtmix_source_push_f32(e, m, in, 441, NULL) != RTMIX_OK) ok = 0;
+        if (rtmix_render_f32(e, out, 480) != RTMIX_OK) ok = 0;
+    }
+    CHECK(ok);
+    a = source_stats(e, v);
+    b = source_stats(e, m);
+    CHECK_U64(a.frames_pushed, 300 * 160);
+    CHECK_U64(b.frames_pushed, 300 * 441);
+    CHECK(a.underrun_events <= 1 && a.underrun_frames < 480); /* priming only */
+    CHECK(b.underrun_events <= 1 && b.underrun_frames < 480);
+    CHECK(a.frames_rendered > 299 * 480);
+    CHECK(b.frames_rendered > 299 * 480);
+    rtmix_engine_destroy(e);
+}
+
+int main(void) {
+    test_version_and_status();
+    test_config_init();
+    test_create();
+    test_get_config();
+    test_sources();
+    test_ids_and_limit();
+    test_push();
+    test_gains();
+    test_render_args();
+    test_bypass_bit_exact();
+    test_mono_resampled();
+    test_nonfinite();
+    test_saturation();
+    test_stats();
+    test_lockstep();
+    printf("engine_api: %d passed, %d failed\n", g_passed, g_failed);
+    return g_failed == 0 ? 0 : 1;
+}
