@@ -1,0 +1,149 @@
+// Interruptions.swift — interruptions (phone call, another VoIP app),
+// activation results with retry/backoff, the missing-"ended" recovery and
+// other apps' secondary-audio hints.
+
+extension SessionEngine {
+    /// AVAudioSessionInterruptionTypeBegan: pause/fade the output, mark the
+    /// call held. A repeated "began" is ignored.
+    public func interruptionBegan(now: UInt64) {
+        advance(to: now)
+        if interruption == .began { return }
+        interruption = .began
+        sessionActive = false
+        activation = .idle
+        timers.cancelActivation()
+        resumeMediaAfterInterruption = false
+        outputWhenInterrupted = route.output
+        emit(.pauseOutput)
+        if callActive && !callHeld {
+            callHeld = true
+            emit(.setCallHeld(true))
+        }
+    }
+
+    /// AVAudioSessionInterruptionTypeEnded. With shouldResume, or while an
+    /// RTC call is active, the session is reactivated after
+    /// `reactivationDelayMs`; otherwise the engine waits for the user to
+    /// press play or the app to come to the foreground. Ignored when no
+    /// interruption is in progress.
+    public func interruptionEnded(shouldResume: Bool, now: UInt64) {
+        advance(to: now)
+        guard interruption == .began else { return }
+        resumeMediaAfterInterruption = shouldResume
+        if shouldResume || callActive {
+            interruption = .recovering
+            activationGaveUp = false
+            activation = .scheduled
+            timers.cancelActivation()
+            timers.schedule(.activate(attempt: 1), at: later(settings.reactivationDelayMs))
+        } else {
+            interruption = .endedAwaitingUser
+        }
+    }
+
+    /// The host's result for the last `activate` action. On failure the
+    /// activation is retried after retryBaseMs << (attempt-1) (capped at
+    /// retryMaxMs) until maxActivationAttempts, then `activationFailed` is
+    /// raised. Throws `.badState` if no activation result is awaited.
+    public func activationResult(success: Bool, now: UInt64) throws(SessionError) {
+        guard case .awaiting(let attempt) = activation else { throw .badState }
+        advance(to: now)
+        if success {
+            activation = .idle
+            sessionActive = true
+            activationGaveUp = false
+            if interruption == .recovering { finishRecovery() }
+            return
+        }
+        if attempt < settings.maxActivationAttempts {
+            let delay = retryDelay(afterAttempt: attempt)
+            activation = .scheduled
+            timers.schedule(.activate(attempt: attempt + 1), at: later(delay))
+        } else {
+            activation = .idle
+            activationGaveUp = true
+            raise(.activationFailed, detail: attempt)
+        }
+    }
+
+    /// retryBaseMs << (attempt - 1), capped at retryMaxMs.
+    func retryDelay(afterAttempt attempt: UInt32) -> UInt64 {
+        var delay = settings.retryBaseMs
+        var n: UInt32 = 1
+        while n < attempt && delay < settings.retryMaxMs {
+            delay = delay > settings.retryMaxMs / 2 ? settings.retryMaxMs : delay * 2
+            n += 1
+        }
+        return delay < settings.retryMaxMs ? delay : settings.retryMaxMs
+    }
+
+    /// The user pressed play: reactivates after an interruption whose
+    /// "ended" never came (or came without shouldResume) and resumes media
+    /// afterwards; retries activation after `activationFailed`.
+    public func userRequestedPlayback(now: UInt64) {
+        advance(to: now)
+        resumeMediaAfterInterruption = true
+        recoverIfNeeded()
+    }
+
+    /// Another app's secondary-audio hint
+    /// (AVAudioSessionSilenceSecondaryAudioHintType begin = silence).
+    public func secondaryAudioHint(silence: Bool, now: UInt64) {
+        advance(to: now)
+        emit(.secondaryAudioHint(silence: silence))
+    }
+
+    /// Starts the recovery that a missing or non-resuming "ended" left
+    /// undone (foreground, play), or a new activation after giving up.
+    func recoverIfNeeded() {
+        switch interruption {
+        case .began:
+            raise(.interruptionEndMissing)
+            startRecovery()
+        case .endedAwaitingUser:
+            startRecovery()
+        case .recovering:
+            if activationGaveUp {
+                activationGaveUp = false
+                if activation == .idle && hasActiveModules { issueActivate(attempt: 1) }
+            }
+        case .none:
+            if activationGaveUp {
+                activationGaveUp = false
+                updateActivation()
+            }
+        }
+    }
+
+    private func startRecovery() {
+        interruption = .recovering
+        activationGaveUp = false
+        timers.cancelActivation()
+        if hasActiveModules {
+            issueActivate(attempt: 1)
+        } else {
+            activation = .idle
+            finishRecovery()
+        }
+    }
+
+    /// Reactivation after an interruption succeeded: resume the output, the
+    /// call and (if allowed) media; propose the speaker if the output is now
+    /// an HFP device the user did not pick.
+    func finishRecovery() {
+        interruption = .none
+        emit(.resumeOutput)
+        if callHeld {
+            callHeld = false
+            emit(.setCallHeld(false))
+        }
+        if mediaActive {
+            emit(resumeMediaAfterInterruption ? .resumeMedia : .pauseMedia)
+        }
+        if settings.proposeSpeakerAfterInterruption && route.output == .bluetoothHFP
+            && !route.userSelected && outputWhenInterrupted != .bluetoothHFP {
+            emit(.routeToSpeaker)
+        }
+        resumeMediaAfterInterruption = false
+    }
+}

@@ -1,0 +1,49 @@
+// Lifecycle.swift — app background/foreground transitions.
+//
+// Background: recording is not allowed there (unless a module asked for
+// recordInBackground): its modules get stopRecording and the session goes
+// to the play-only configuration the remaining needs give.
+// Foreground: the recording configuration is restored at once; recording
+// restarts only after `recordingRestartDelayMs` (an immediate restart fails
+// with an I/O error on the platform). A missing interruption "ended" is
+// recovered here too.
+
+extension SessionEngine {
+    /// The app moved to the background (UIApplicationDidEnterBackground).
+    /// A repeated call is ignored.
+    public func enteredBackground(now: UInt64) {
+        advance(to: now)
+        guard foreground else { return }
+        let before = arbiterInputs
+        foreground = false
+        timers.cancelRecordingStarts()
+        for i in modules.indices {
+            guard let r = modules[i].request, r.needs.contains(.recording),
+                  !r.needs.contains(.recordInBackground) else { continue }
+            // A module whose restart is still pending has not restarted yet.
+            let wasRecording = !modules[i].heldForBackground
+                && before.contains { $0.id == modules[i].id && $0.needs.contains(.recording) }
+            if wasRecording { emit(.stopRecording(modules[i].id)) }
+            if micPermission == .granted { modules[i].heldForBackground = true }
+        }
+        reconcile(.restore)
+    }
+
+    /// The app returned to the foreground (UIApplicationWillEnterForeground
+    /// or DidBecomeActive). A repeated call is ignored.
+    public func enteredForeground(now: UInt64) {
+        advance(to: now)
+        guard !foreground else { return }
+        foreground = true
+        reconcile(.increase)
+        recoverIfNeeded()
+        let due = later(settings.recordingRestartDelayMs)
+        // heldForBackground stays set until the restart fires (or the module
+        // releases), so a quick return to the background stops nothing.
+        for m in modules where m.heldForBackground {
+            if let r = m.request, r.needs.contains(.recording), recordingAllowed(r.needs) {
+                timers.schedule(.startRecording(m.id), at: due)
+            }
+        }
+    }
+}
