@@ -1,0 +1,63 @@
+import RTMix
+
+/// The demo's printed report.
+struct DemoReportText {
+    let run: DemoRun
+    let shared: DemoShared
+    let engine: EngineStats
+    let voice: SourceStats?
+    let media: SourceStats?
+    let voiceProducer: ProducerReport
+    let mediaProducer: ProducerReport
+    let writer: DemoWriter
+    let wallNs: UInt64
+    let gainsChanged: Bool
+
+    var text: String {
+        let rate = Double(DemoShared.outputRate)
+        let frames = engine.framesRendered
+        let seconds = Double(frames) / rate
+        let halfSeconds = Double(shared.totalBlocks / 2) / 100
+        var lines: [String] = []
+        func add(_ label: String, _ value: String) { lines.append("  " + padded(label) + value) }
+
+        let mode: String
+        if run.fast {
+            mode = "fast (not paced)"
+        } else {
+            mode = "real time, render thread " + (shared.realtimeScheduling ? "SCHED_FIFO 80" : "SCHED_OTHER (SCHED_FIFO not permitted)")
+        }
+        if frames < UInt64(shared.totalBlocks * DemoShared.blockFrames) {
+            lines.append("rtmix-cli demo: stopped early")
+        }
+        lines.append("rtmix-cli demo: classroom scenario, \(fixed(seconds, 2)) s, \(mode), seed \(run.seed)" + (run.solo.map { ", solo \($0.rawValue)" } ?? ""))
+        add("far-end voice", "call  16000 Hz mono,   20 ms frames, ±3 ms jitter, 60 ms prefill")
+        add("video soundtrack", "media 44100 Hz stereo, bursts of 1024–4096 frames, refill below 100 ms")
+        add("output", "48000 Hz stereo, 10 ms render callbacks -> \(run.output) (WAV \(run.format.label))")
+        add("at \(fixed(halfSeconds, 2)) s", "media gain 1.0 -> \(DemoRun.mediaDuck), call gain 1.0 -> \(DemoRun.callLevel)"
+            + (gainsChanged ? "" : " (not reached: stopped early)"))
+        lines.append("")
+        add("frames rendered", "\(frames) in \(engine.renderCalls) calls; \(writer.blocksWritten * DemoShared.blockFrames) written, \(shared.droppedBlocks.load(ordering: .relaxed)) blocks dropped by the writer ring, \(shared.renderErrors.load(ordering: .relaxed)) render errors")
+        add("underrun frames", "engine \(engine.underrunFrames); voice \(voice?.underrunFrames ?? 0) (\(voice?.underrunEvents ?? 0) events); media \(media?.underrunFrames ?? 0) (\(media?.underrunEvents ?? 0) events)")
+        add("rejected frames", "\(engine.rejectedFrames) (voice \(voice?.framesRejected ?? 0), media \(media?.framesRejected ?? 0)); non-finite samples \(engine.nonfiniteSamples)")
+        add("pushed", "voice \(voiceProducer.framesPushed) frames in \(voiceProducer.pushes) pushes; media \(mediaProducer.framesPushed) frames in \(mediaProducer.pushes) bursts")
+        add("buffered (seen)", "voice \(range(voiceProducer)) ms; media \(range(mediaProducer)) ms")
+        // The engine's percentiles are histogram bucket bounds: never show them above the max.
+        add("render time", "p50 \(micros(min(engine.renderNsP50, engine.renderNsMax)))  p99 \(micros(min(engine.renderNsP99, engine.renderNsMax)))  max \(micros(engine.renderNsMax))  (budget 10000 µs)")
+        if !run.fast {
+            let h = shared.lateness
+            add("wake-up lateness", "p50 \(h.percentileMicros(0.5)) µs  p99 \(h.percentileMicros(0.99)) µs  max \(micros(h.maxNs)); deadline misses \(shared.deadlineMisses.load(ordering: .relaxed))")
+        }
+        let limiterPct = frames > 0 ? 100 * Double(engine.limiterActiveFrames) / Double(frames) : 0
+        add("limiter", "active \(engine.limiterActiveFrames) frames (\(fixed(limiterPct, 2)) %), min gain \(fixed(Double(engine.limiterMinGainDb), 2)) dB")
+        add("output level", "peak \(decibels(Double(writer.whole.peak))), RMS \(decibels(writer.whole.rms)) (before change \(level(writer.firstHalf)), after \(level(writer.secondHalf)))")
+        add("wall time", "\(fixed(Double(wallNs) / 1e9, 2)) s (\(fixed(seconds / max(1e-9, Double(wallNs) / 1e9), 1))× real time)")
+        return lines.joined(separator: "\n")
+    }
+
+    private func level(_ m: LevelMeter) -> String { m.samples > 0 ? decibels(m.rms) : "n/a" }
+
+    private func range(_ p: ProducerReport) -> String {
+        p.minBufferedMs.isFinite ? "\(fixed(Double(p.minBufferedMs), 0))–\(fixed(Double(p.maxBufferedMs), 0))" : "n/a"
+    }
+}
