@@ -1,0 +1,56 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// RTMix benchmarks (nested package, so the root package's clean build does
+// not pay for package-benchmark and its dependencies).
+//
+// - Render       package-benchmark suite: one 10 ms render callback per
+//                iteration, engine vs. a bare libsamplerate + summation floor
+//                (target directory Benchmarks/Render: package-benchmark runs
+//                executables whose directory sits in a folder named Benchmarks).
+// - RenderCount  the same cases as a plain executable for callgrind
+//                (scripts/bench-callgrind counts instructions per callback).
+// - RenderCases  the cases themselves, shared by both.
+//
+// SwiftPM names a path dependency after its directory (the clone's name), so
+// derive it rather than hard-coding the checkout's folder name.
+let rootPackage = String(Context.packageDirectory.split(separator: "/").dropLast().last ?? "main").lowercased()
+
+let package = Package(
+    name: "RTMixBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(path: "../"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        // Already in the graph through package-benchmark; named here so the
+        // benchmark can count render-path mallocs itself and fail the run.
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CSampleRateFloor", path: "Sources/CSampleRateFloor", pkgConfig: "samplerate",
+                       providers: [.apt(["libsamplerate0-dev"])]),
+        .target(
+            name: "RenderCases",
+            dependencies: [
+                .product(name: "RTMixKit", package: rootPackage),
+                "CSampleRateFloor",
+            ],
+            path: "Sources/RenderCases"
+        ),
+        .executableTarget(
+            name: "RenderCount",
+            dependencies: ["RenderCases"],
+            path: "Sources/RenderCount"
+        ),
+        .executableTarget(
+            name: "Render",
+            dependencies: [
+                "RenderCases",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ],
+            path: "Benchmarks/Render",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

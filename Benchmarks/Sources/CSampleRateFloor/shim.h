@@ -1,0 +1,2 @@
+// The floor calls libsamplerate directly (same library the engine wraps).
+#include <samplerate.h>

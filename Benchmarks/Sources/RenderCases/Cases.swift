@@ -1,0 +1,139 @@
+/// The benchmark cases, shared by the package-benchmark suite (`Render`) and
+/// the callgrind driver (`RenderCount`).
+///
+/// Every case renders ONE 10 ms callback (480 frames, 48 kHz stereo) per
+/// `render()`. Everything is built up front; `feed()` supplies the input the
+/// next callback needs and is called OUTSIDE the measured part.
+///
+/// - `engine*`: the real `Engine` (default config: SINC_FASTEST, ramps,
+///   limiter, stats), sources fed by `push` from preallocated PCM.
+/// - `floor*`: the bare minimum for the same work: one `src_process` per
+///   resampled source (SRC_SINC_FASTEST, same ratio and frame counts) from
+///   preallocated input, summed into a stereo float buffer (mono duplicated).
+///   No rings, gains, limiter or stats.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Output format of every case: 48 kHz stereo, 10 ms callbacks.
+public let outputRate = 48_000
+public let outputChannels = 2
+public let callbackFrames = 480
+
+/// One input source of a case.
+public struct SourceSpec: Sendable {
+    public enum Kind: Sendable { case media, voice }
+    public var kind: Kind
+    public var rate: Int
+    public var channels: Int
+
+    /// Source frames per 10 ms callback (exact for the rates used here).
+    public var framesPerCallback: Int { rate / 100 }
+}
+
+public enum CaseName: String, CaseIterable, Sendable {
+    case engine1 = "engine1"
+    case floor1 = "floor1"
+    case engine8 = "engine8"
+    case floor8 = "floor8"
+    case engineBypass = "engine-bypass"
+    case floorBypass = "floor-bypass"
+
+    /// Benchmark name as reported by package-benchmark.
+    public var title: String {
+        switch self {
+        case .engine1: return "Engine 1 source"
+        case .floor1: return "Floor 1 source"
+        case .engine8: return "Engine 8 sources"
+        case .floor8: return "Floor 8 sources"
+        case .engineBypass: return "Engine 1 source bypass"
+        case .floorBypass: return "Floor 1 source bypass"
+        }
+    }
+
+    public var isEngine: Bool {
+        switch self {
+        case .engine1, .engine8, .engineBypass: return true
+        default: return false
+        }
+    }
+
+    public var sources: [SourceSpec] {
+        switch self {
+        case .engine1, .floor1:
+            return [SourceSpec(kind: .media, rate: 44_100, channels: 2)]
+        case .engine8, .floor8:
+            return [SourceSpec(kind: .media, rate: 44_100, channels: 2),
+                    SourceSpec(kind: .media, rate: 44_100, channels: 2)]
+                + Array(repeating: SourceSpec(kind: .voice, rate: 16_000, channels: 1), count: 6)
+        case .engineBypass, .floorBypass:
+            return [SourceSpec(kind: .media, rate: 48_000, channels: 2)]
+        }
+    }
+}
+
+/// A case ready to run: `feed()` (not measured) then `render()` (measured).
+public protocol RenderCase: AnyObject {
+    /// Makes the input of the next callback available (unmeasured part).
+    func feed()
+    /// Renders one 10 ms callback (the measured part).
+    func render()
+    /// The last rendered callback (interleaved stereo, 480 frames).
+    var output: UnsafeMutableBufferPointer<Float> { get }
+    /// Human-readable health check (underruns etc.); nil when all is well.
+    func problems() -> String?
+}
+
+public func makeCase(_ name: CaseName) throws -> any RenderCase {
+    let c: any RenderCase = name.isEngine ? try EngineCase(name.sources) : FloorCase(name.sources)
+    // Warm up: first-use costs (lazy globals, generic metadata, page faults,
+    // resampler filter start-up) stay out of every measurement.
+    for _ in 0..<50 {
+        c.feed()
+        c.render()
+    }
+    return c
+}
+
+/// Preallocated synthetic PCM for one source: a 1 s loop (integer-Hz sines,
+/// so it loops seamlessly) plus `tail` frames repeated from its start, so a
+/// window of up to `tail` frames is contiguous from any position.
+final class SignalLoop {
+    let spec: SourceSpec
+    let loopFrames: Int
+    let tail: Int
+    let storage: UnsafeMutableBufferPointer<Float>
+    var position = 0
+
+    init(_ spec: SourceSpec, index: Int, tail: Int) {
+        self.spec = spec
+        loopFrames = spec.rate
+        self.tail = tail
+        storage = .allocate(capacity: (loopFrames + tail) * spec.channels)
+        // Amplitude 0.1 per source: 8 sources stay under the limiter's
+        // threshold, so the limiter runs its detection but never engages.
+        let f0 = Float(220 + 110 * index)
+        for i in 0..<(loopFrames + tail) {
+            let t = Float(i % loopFrames) / Float(spec.rate)
+            for c in 0..<spec.channels {
+                let f = f0 * Float(c + 1)
+                storage[i * spec.channels + c] = 0.1 * Float(sin(2 * Double.pi * Double(f) * Double(t)))
+            }
+        }
+    }
+
+    deinit { storage.deallocate() }
+
+    /// `frames` frames from the current position (contiguous), advancing.
+    func next(_ frames: Int) -> UnsafeBufferPointer<Float> {
+        precondition(frames <= tail)
+        let start = position
+        position += frames
+        if position >= loopFrames { position -= loopFrames }
+        return UnsafeBufferPointer(rebasing: UnsafeBufferPointer(storage)[(start * spec.channels)..<((start + frames) * spec.channels)])
+    }
+}
+
