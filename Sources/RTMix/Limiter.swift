@@ -54,6 +54,15 @@ struct Limiter {
     @_noLocks
     mutating func process(_ buffer: UnsafeMutablePointer<Float>, frames: Int, channels: Int) -> BlockReport {
         var report = BlockReport()
+        // Fast path, the common case: no gain reduction pending and every
+        // sample finite and under the threshold. One branch-free pass (NaN
+        // and ±Inf fail `<=` too); the block is left untouched.
+        if reduction == 0 {
+            var over: UInt32 = 0
+            let t = threshold
+            for i in 0..<(frames * channels) { over |= buffer[i].magnitude <= t ? 0 : 1 }
+            if over == 0 { return report }
+        }
         var red = reduction
         var lowest = minGain
         for f in 0..<frames {
