@@ -346,6 +346,56 @@ int32_t rtmix_engine_get_stats(rtmix_engine *engine, rtmix_engine_stats *stats);
 int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
                                rtmix_source_stats *stats);
 
+/* ------------------------------------------------------------------------ */
+/* Events: why audio went missing                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Event types (never renumbered). `value` meaning in brackets. */
+#define RTMIX_EVENT_NONE 0            /* the queue was empty */
+#define RTMIX_EVENT_UNDERRUN_BEGAN 1  /* a playing source ran dry [frames
+                                         missing in that block] */
+#define RTMIX_EVENT_UNDERRUN_ENDED 2  /* it has data again [output frames
+                                         missed in the episode] */
+#define RTMIX_EVENT_BUFFER_OVERFLOW 3 /* pushes refused, ring full [frames
+                                         refused since the last report] */
+#define RTMIX_EVENT_NONFINITE_INPUT 4 /* NaN/Inf pushed, replaced by 0
+                                         [samples since the last report] */
+#define RTMIX_EVENT_LIMITER_ENGAGED 5 /* the limiter started reducing gain
+                                         [lowest gain of the block, millibels
+                                         (dB x 100), negative] */
+#define RTMIX_EVENT_RENDER_SLOW 6     /* a render call took more than half
+                                         of its block's duration [ns] */
+#define RTMIX_EVENT_EVENTS_DROPPED 7  /* the queue (256 events) was full
+                                         [events lost] */
+
+typedef struct rtmix_event {
+    uint32_t size;          /* set by rtmix_event_init */
+    int32_t type;           /* RTMIX_EVENT_* */
+    rtmix_source_id source; /* 0 for engine-wide events */
+    uint32_t reserved;      /* 0 */
+    uint64_t frame_time;    /* engine output frames rendered before the
+                               block the event happened in */
+    int64_t value;          /* see the type */
+} rtmix_event;
+
+/* Sets `ev->size` and clears the rest.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT if ev is NULL.
+ * Thread safety: any thread. Real-time safe: yes. */
+int32_t rtmix_event_init(rtmix_event *ev);
+
+/* Takes the oldest unread event. The renderer queues events (at most 256;
+ * on overflow it counts the loss and reports RTMIX_EVENT_EVENTS_DROPPED);
+ * control threads read them. When the queue is empty, returns RTMIX_OK with
+ * ev->type = RTMIX_EVENT_NONE.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, ev->size smaller than 32).
+ * Thread safety: control threads. Real-time safe: no (takes the control
+ * lock); never blocks the render or producer threads. */
+int32_t rtmix_engine_next_event(rtmix_engine *engine, rtmix_event *ev);
+
+/* A static name for an event type ("underrun_began", ...; "unknown").
+ * Thread safety: any thread. Real-time safe: yes. Never returns NULL. */
+const char *rtmix_event_name(int32_t type);
+
 /* ==== Audio session policy (rtmix_session_*) ==== */
 /*
  * A portable, deterministic audio-session policy engine. On iOS every

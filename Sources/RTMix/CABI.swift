@@ -203,3 +203,43 @@ func rtmix_source_get_stats_impl(_ e: CEngine?, _ id: UInt32,
     var full = CConversion.cSourceStats(s)
     return CConversion.copyOut(&full, to: stats, minimum: CConversion.minimumSourceStatsSize)
 }
+
+// MARK: events
+
+@_cdecl("rtmix_event_init") @usableFromInline
+func rtmix_event_init_impl(_ ev: UnsafeMutablePointer<rtmix_event>?) -> Int32 {
+    guard let ev else { return RTMixError.invalidArgument.code }
+    ev.pointee = rtmix_event()
+    ev.pointee.size = UInt32(MemoryLayout<rtmix_event>.size)
+    return 0
+}
+
+@_cdecl("rtmix_engine_next_event") @usableFromInline
+func rtmix_engine_next_event_impl(_ e: CEngine?, _ ev: UnsafeMutablePointer<rtmix_event>?) -> Int32 {
+    guard let e, let ev, ev.pointee.size >= CConversion.minimumEventSize else { return RTMixError.invalidArgument.code }
+    var full = rtmix_event()
+    full.size = UInt32(MemoryLayout<rtmix_event>.size)
+    if let raw = EngineCore.nextEvent(core(e)) {
+        full.type = raw.kind
+        full.source = raw.source
+        full.frame_time = raw.frameTime
+        full.value = raw.value
+    }
+    return CConversion.copyOut(&full, to: ev, minimum: CConversion.minimumEventSize)
+}
+
+@_cdecl("rtmix_event_name") @usableFromInline
+func rtmix_event_name_impl(_ type: Int32) -> UnsafePointer<CChar> {
+    let name: StaticString
+    switch EngineEventKind(rawValue: type) {
+    case .underrunBegan: name = "underrun_began"
+    case .underrunEnded: name = "underrun_ended"
+    case .bufferOverflow: name = "buffer_overflow"
+    case .nonfiniteInput: name = "nonfinite_input"
+    case .limiterEngaged: name = "limiter_engaged"
+    case .renderSlow: name = "render_slow"
+    case .eventsDropped: name = "events_dropped"
+    case nil: name = type == 0 ? "none" : "unknown"
+    }
+    return UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
+}

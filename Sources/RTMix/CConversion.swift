@@ -15,6 +15,7 @@ enum CConversion {
     static var minimumSourceConfigSize: UInt32 { 28 }
     static var minimumStatsSize: UInt32 { 112 }
     static var minimumSourceStatsSize: UInt32 { 96 }
+    static var minimumEventSize: UInt32 { 32 }
 
     static func cConfig(_ c: EngineConfig) -> rtmix_engine_config {
         var r = rtmix_engine_config()

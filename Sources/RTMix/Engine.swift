@@ -56,6 +56,14 @@ public final class Engine: @unchecked Sendable {
 
     public func stats() -> EngineStats { EngineCore.engineStats(core) }
 
+    /// The oldest event not yet read (why audio went missing or changed),
+    /// or nil when there is none. Control threads; never blocks the renderer.
+    public func nextEvent() -> EngineEvent? {
+        guard let raw = EngineCore.nextEvent(core), let kind = EngineEventKind(rawValue: raw.kind) else { return nil }
+        return EngineEvent(kind: kind, source: raw.source == 0 ? nil : SourceID(rawValue: raw.source),
+                           frameTime: raw.frameTime, value: raw.value)
+    }
+
     public func stats(for id: SourceID) throws(RTMixError) -> SourceStats {
         guard let s = EngineCore.sourceStats(core, id.rawValue) else { throw .notFound }
         return s

@@ -182,6 +182,12 @@ extension EngineCore {
         }
     }
 
+    /// The oldest unread event, or nil.
+    @usableFromInline
+    static func nextEvent(_ e: UnsafeMutablePointer<EngineCore>) -> RawEvent? {
+        withControlLock(e) { e.pointee.events.next() }
+    }
+
     @usableFromInline
     static func sourceStats(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32) -> SourceStats? {
         withControlLock(e) {

@@ -67,6 +67,7 @@ extension EngineCore {
                                       curve: mediaCurve, frames: frames)
 
         var underruns = 0
+        let frameTime = e.pointee.framesRendered.read()
         for i in 0..<e.pointee.config.maxSources {
             let slot = e.pointee.slots + i
             let state = slot.pointee.state.load(ordering: .sequentiallyConsistent)
@@ -80,6 +81,7 @@ extension EngineCore {
                                    domainCurve: isCall ? callCurve : mediaCurve,
                                    fadeFrames: e.pointee.fadeFrames)
             underruns += result.underrunFrames
+            reportSourceEvents(e, source, id: slot.pointee.id.load(ordering: .relaxed), result, frameTime: frameTime)
             if result.fadedOut {
                 // Last touch of this source by the renderer.
                 _ = slot.pointee.state.compareExchange(expected: SlotState.removing, desired: SlotState.retired,
@@ -87,7 +89,13 @@ extension EngineCore {
             }
         }
 
+        let wasLimiting = rs.pointee.limiter.reduction > 0
         let report = rs.pointee.limiter.process(out, frames: frames, channels: channels)
+        if !wasLimiting && report.lowestGain < 1 {
+            let millibels: Float = _unsafePerformance { rtmix_support_linear_to_db(report.lowestGain) * 100 }
+            e.pointee.events.post(.limiterEngaged, source: 0, frameTime: frameTime,
+                                  value: Int64(millibels))
+        }
 
         e.pointee.renderCalls.add(1)
         e.pointee.framesRendered.add(frames)
@@ -101,8 +109,40 @@ extension EngineCore {
         e.pointee.renderNsLast.set(elapsed)
         if elapsed > e.pointee.renderNsMax.read() { e.pointee.renderNsMax.set(elapsed) }
         e.pointee.renderTimes.record(elapsed)
+        if elapsed > UInt64(frames) * 500_000_000 / UInt64(e.pointee.config.sampleRate) {
+            e.pointee.events.post(.renderSlow, source: 0, frameTime: frameTime,
+                                  value: Int64(elapsed))
+        }
 
         e.pointee.renderSeq.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Posts the events one source's block produced, and the producer-side
+    /// problems (ring full, NaN/Inf) it has seen since the last report.
+    @usableFromInline @_noLocks
+    static func reportSourceEvents(_ e: UnsafeMutablePointer<EngineCore>, _ s: UnsafeMutablePointer<SourceState>,
+                                   id: UInt32, _ result: SourceResult, frameTime: UInt64) {
+        let r = s.pointee.render
+        if result.underrunEnded > 0 {
+            e.pointee.events.post(.underrunEnded, source: id, frameTime: frameTime,
+                                  value: Int64(result.underrunEnded))
+        }
+        if result.underrunBegan {
+            e.pointee.events.post(.underrunBegan, source: id, frameTime: frameTime,
+                                  value: Int64(result.underrunFrames))
+        }
+        let rejected = s.pointee.framesRejected.read()
+        if rejected != r.pointee.reportedRejected {
+            e.pointee.events.post(.bufferOverflow, source: id, frameTime: frameTime,
+                                  value: Int64(rejected &- r.pointee.reportedRejected))
+            r.pointee.reportedRejected = rejected
+        }
+        let nonfinite = s.pointee.nonfinitePushed.read()
+        if nonfinite != r.pointee.reportedNonfinite {
+            e.pointee.events.post(.nonfiniteInput, source: id, frameTime: frameTime,
+                                  value: Int64(nonfinite &- r.pointee.reportedNonfinite))
+            r.pointee.reportedNonfinite = nonfinite
+        }
     }
 
     /// Advances a domain ramp over the block. Returns its gain when it is
@@ -121,6 +161,11 @@ extension EngineCore {
     struct SourceResult {
         @usableFromInline var underrunFrames = 0
         @usableFromInline var fadedOut = false
+        /// The source went from playing to starved in this block.
+        @usableFromInline var underrunBegan = false
+        /// The source had data again after an underrun episode of this many
+        /// output frames (0: no episode ended).
+        @usableFromInline var underrunEnded = 0
         init() {}
     }
 
@@ -189,11 +234,21 @@ extension EngineCore {
         let dataEnd = offset + produced  // data occupies frames [offset, dataEnd)
 
         // 3. Underrun bookkeeping.
+        if produced > 0 && r.pointee.episodeMissed > 0 {
+            // Data again: the episode is over (a new one may start below).
+            result.underrunEnded = r.pointee.episodeMissed
+            r.pointee.episodeMissed = 0
+            r.pointee.starving = false
+        }
         if dataEnd < frames {
             if r.pointee.started {
                 result.underrunFrames = frames - dataEnd
                 s.pointee.underrunFrames.add(frames - dataEnd)
-                if !r.pointee.starving { s.pointee.underrunEvents.add(1) }
+                r.pointee.episodeMissed += frames - dataEnd
+                if !r.pointee.starving {
+                    s.pointee.underrunEvents.add(1)
+                    result.underrunBegan = true
+                }
             }
             r.pointee.starving = true
         } else {

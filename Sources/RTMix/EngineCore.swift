@@ -42,6 +42,8 @@ struct EngineCore: ~Copyable {
     @usableFromInline let limiterGain = AtomicFloat(1)
     @usableFromInline let limiterMinGain = AtomicFloat(1)
     @usableFromInline let renderTimes = LatencyHistogram()
+    /// Render → control: why audio went missing (see EngineEventKind).
+    @usableFromInline let events = EventQueue()
 
     /// Control-thread state, guarded by `controlLock` (own allocation).
     @usableFromInline let controlState: UnsafeMutablePointer<EngineControlState>

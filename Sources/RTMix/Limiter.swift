@@ -38,6 +38,8 @@ struct Limiter {
     struct BlockReport {
         @usableFromInline var changedFrames = 0
         @usableFromInline var nonfiniteSamples = 0
+        /// Lowest gain applied in the block (1 when untouched).
+        @usableFromInline var lowestGain: Float = 1
         init() {}
     }
 
@@ -86,6 +88,7 @@ struct Limiter {
             }
             let g = 1 - red
             if g < lowest { lowest = g }
+            if g < report.lowestGain { report.lowestGain = g }
             if red == 0 && peak <= threshold { continue }  // untouched: bit-exact
             report.changedFrames += 1
             for c in 0..<channels { frame[c] = softClip(frame[c] * g) }

@@ -95,6 +95,11 @@ struct SourceRenderState {
     @usableFromInline var starving = false
     /// The renderer has processed this source at least once.
     @usableFromInline var rendered = false
+    /// Output frames missed in the current underrun episode.
+    @usableFromInline var episodeMissed = 0
+    /// Producer counters already reported as events.
+    @usableFromInline var reportedRejected: UInt64 = 0
+    @usableFromInline var reportedNonfinite: UInt64 = 0
     /// Drift compensation: smoothed buffer level (source frames) and the
     /// current correction (fraction; +0.001 = consume 1000 ppm faster).
     @usableFromInline var smoothedLevel: Double = -1

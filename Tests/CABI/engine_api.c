@@ -1148,6 +1148,49 @@ static void test_lockstep(void) {
     rtmix_engine_destroy(e);
 }
 
+static void test_events(void) {
+    rtmix_engine *e = make_engine(48000, 1, 4096, 4);
+    rtmix_source_id s;
+    static float f[1024];
+    static float out[4096];
+    rtmix_event ev;
+    int i;
+
+    SECTION("events");
+    for (i = 0; i < 1024; i++) f[i] = 0.2f;
+    s = add_source(e, RTMIX_DOMAIN_CALL, 48000, 1, 0);
+    CHECK_ST(rtmix_event_init(&ev), RTMIX_OK);
+    CHECK_U64(ev.size, sizeof ev);
+    CHECK_U64(sizeof ev, 32);
+    CHECK_ST(rtmix_engine_next_event(e, &ev), RTMIX_OK);
+    CHECK_U64(ev.type, RTMIX_EVENT_NONE);
+    CHECK_ST(rtmix_source_push_f32(e, s, f, 600, NULL), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK); /* 120 frames, 360 missing */
+    CHECK_ST(rtmix_source_push_f32(e, s, f, 480, NULL), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK); /* resumes */
+    CHECK_ST(rtmix_engine_next_event(e, &ev), RTMIX_OK);
+    CHECK_U64(ev.type, RTMIX_EVENT_UNDERRUN_BEGAN);
+    CHECK_U64(ev.source, s);
+    CHECK_U64(ev.frame_time, 480);
+    CHECK_U64(ev.value, 360);
+    CHECK_ST(rtmix_engine_next_event(e, &ev), RTMIX_OK);
+    CHECK_U64(ev.type, RTMIX_EVENT_UNDERRUN_ENDED);
+    CHECK_U64(ev.value, 360);
+    CHECK_ST(rtmix_engine_next_event(e, &ev), RTMIX_OK);
+    CHECK_U64(ev.type, RTMIX_EVENT_NONE);
+    CHECK(strcmp(rtmix_event_name(RTMIX_EVENT_UNDERRUN_BEGAN), "underrun_began") == 0);
+    CHECK(strcmp(rtmix_event_name(RTMIX_EVENT_EVENTS_DROPPED), "events_dropped") == 0);
+    CHECK(strcmp(rtmix_event_name(99), "unknown") == 0);
+    /* Bad input. */
+    CHECK_ST(rtmix_event_init(NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_engine_next_event(NULL, &ev), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_engine_next_event(e, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    ev.size = 16;
+    CHECK_ST(rtmix_engine_next_event(e, &ev), RTMIX_ERR_INVALID_ARGUMENT);
+    rtmix_engine_destroy(e);
+}
+
 int main(void) {
     test_version_and_status();
     test_config_init();
@@ -1164,6 +1207,7 @@ int main(void) {
     test_saturation();
     test_stats();
     test_lockstep();
+    test_events();
     printf("engine_api: %d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
 }

@@ -1,0 +1,116 @@
+import Synchronization
+
+/// Why audio went missing or changed, as observed by the renderer.
+/// Raw values are the C ABI's `RTMIX_EVENT_*` constants (never renumbered).
+public enum EngineEventKind: Int32, Sendable {
+    /// A source that was playing ran out of data. value: frames missing in
+    /// that block.
+    case underrunBegan = 1
+    /// The source has data again. value: output frames missed in the episode.
+    case underrunEnded = 2
+    /// Pushes were refused because the source's ring was full. value: frames
+    /// refused since the last such event.
+    case bufferOverflow = 3
+    /// NaN/Inf samples were pushed (and replaced by 0). value: samples since
+    /// the last such event.
+    case nonfiniteInput = 4
+    /// The limiter started reducing gain. value: lowest gain of the block in
+    /// millibels (hundredths of a dB, negative).
+    case limiterEngaged = 5
+    /// A render call took more than half of its block's duration. value: ns.
+    case renderSlow = 6
+    /// The event queue was full; this many events were lost. value: count.
+    case eventsDropped = 7
+}
+
+/// One event. `source` is nil for engine-wide events; `frameTime` is the
+/// engine's output frame count at the start of the block it happened in.
+public struct EngineEvent: Sendable, Equatable {
+    public var kind: EngineEventKind
+    public var source: SourceID?
+    public var frameTime: UInt64
+    public var value: Int64
+}
+
+/// The fixed-size form an event takes in the queue.
+@usableFromInline
+struct RawEvent {
+    @usableFromInline var kind: Int32
+    @usableFromInline var source: UInt32
+    @usableFromInline var frameTime: UInt64
+    @usableFromInline var value: Int64
+    @usableFromInline init(kind: Int32, source: UInt32, frameTime: UInt64, value: Int64) {
+        self.kind = kind
+        self.source = source
+        self.frameTime = frameTime
+        self.value = value
+    }
+}
+
+/// SPSC queue of events from the render thread (producer) to control
+/// threads (consumer, serialised by the control lock). Fixed capacity; when
+/// full the renderer counts the loss and reports it as `eventsDropped` once
+/// there is room again. Never blocks, never allocates after `init`.
+@usableFromInline
+struct EventQueue: ~Copyable {
+    @usableFromInline static var capacity: Int { @_noLocks get { 256 } }
+    @usableFromInline let storage: UnsafeMutablePointer<RawEvent>
+    @usableFromInline let writeIndex = Atomic<Int>(0)
+    @usableFromInline let readIndex = Atomic<Int>(0)
+    /// Events lost while full (render thread only).
+    @usableFromInline let dropped = Counter()
+
+    init() {
+        storage = .allocate(capacity: EventQueue.capacity)
+        storage.initialize(repeating: RawEvent(kind: 0, source: 0, frameTime: 0, value: 0), count: EventQueue.capacity)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Render thread only.
+    @usableFromInline @_noLocks
+    func post(_ kind: EngineEventKind, source: UInt32, frameTime: UInt64, value: Int64) {
+        let lost = dropped.read()
+        if lost > 0 {
+            guard append(RawEvent(kind: 7, source: 0, frameTime: frameTime, value: Int64(lost))) else {
+                dropped.add(1)
+                return
+            }
+            dropped.set(0)
+        }
+        if !append(RawEvent(kind: code(kind), source: source, frameTime: frameTime, value: value)) { dropped.add(1) }
+    }
+
+    @_noLocks
+    func code(_ kind: EngineEventKind) -> Int32 {
+        switch kind {
+        case .underrunBegan: return 1
+        case .underrunEnded: return 2
+        case .bufferOverflow: return 3
+        case .nonfiniteInput: return 4
+        case .limiterEngaged: return 5
+        case .renderSlow: return 6
+        case .eventsDropped: return 7
+        }
+    }
+
+    @_noLocks
+    func append(_ event: RawEvent) -> Bool {
+        let w = writeIndex.load(ordering: .relaxed)  // own index
+        let r = readIndex.load(ordering: .acquiring)
+        guard w - r < EventQueue.capacity else { return false }
+        storage[w & (EventQueue.capacity - 1)] = event
+        writeIndex.store(w + 1, ordering: .releasing)
+        return true
+    }
+
+    /// Consumer (control lock held).
+    func next() -> RawEvent? {
+        let r = readIndex.load(ordering: .relaxed)
+        let w = writeIndex.load(ordering: .acquiring)
+        guard r < w else { return nil }
+        let event = storage[r & (EventQueue.capacity - 1)]
+        readIndex.store(r + 1, ordering: .releasing)
+        return event
+    }
+}
