@@ -41,16 +41,33 @@ struct Demo: ParsableCommand {
     @Option(help: "Mute the other source to hear one alone: voice or media.")
     var solo: Solo?
 
+    @Option(help: """
+        Clock drift of the far-end voice's sender in ppm (positive: it sends faster than the \
+        output device plays). The engine's drift compensation holds the voice buffer near \
+        --voice-target-ms.
+        """)
+    var voiceDriftPpm: Double = 300
+
+    @Option(help: "Drift-compensation target for the voice buffer in ms (5–2000; 0 turns compensation off).")
+    var voiceTargetMs: Float = 30
+
     enum Solo: String, ExpressibleByArgument { case voice, media }
 
     func validate() throws {
         guard seconds.isFinite, (0.1...3600).contains(seconds) else {
             throw ValidationError("--seconds must be between 0.1 and 3600")
         }
+        guard voiceDriftPpm.isFinite, abs(voiceDriftPpm) <= 5000 else {
+            throw ValidationError("--voice-drift-ppm must be between -5000 and 5000")
+        }
+        guard voiceTargetMs == 0 || (5...2000).contains(voiceTargetMs) else {
+            throw ValidationError("--voice-target-ms must be 0 or between 5 and 2000")
+        }
     }
 
     func run() throws {
-        let report = try DemoRun(seconds: seconds, output: output, format: format, fast: fast, seed: seed, solo: solo).run()
+        let report = try DemoRun(seconds: seconds, output: output, format: format, fast: fast, seed: seed, solo: solo,
+                                 voiceDriftPpm: voiceDriftPpm, voiceTargetMs: voiceTargetMs).run()
         print(report)
         if stopRequested.load(ordering: .relaxed) { throw ExitCode(130) }   // interrupted
     }
@@ -64,6 +81,8 @@ struct DemoRun {
     let fast: Bool
     let seed: UInt64
     let solo: Demo.Solo?
+    var voiceDriftPpm: Double = 0
+    var voiceTargetMs: Float = 0
 
     static let mediaDuck: Float = 0.3
     static let callLevel: Float = 0.5
@@ -84,6 +103,7 @@ struct DemoRun {
             // set after adding would still ramp down during the first 10 ms.
             var voiceConfig = SourceConfig(domain: .call, sampleRate: VoiceProducer.rate, channels: 1)
             voiceConfig.gain = solo == .media ? 0 : 1
+            voiceConfig.targetBufferMs = voiceTargetMs
             var mediaConfig = SourceConfig(domain: .media, sampleRate: MediaProducer.rate, channels: MediaProducer.channels)
             mediaConfig.gain = solo == .voice ? 0 : 1
             voice = try engine.addSource(voiceConfig)
@@ -97,7 +117,7 @@ struct DemoRun {
         // Prefill before any thread starts: the voice's jitter buffer (60 ms)
         // and the player's first decode (≥ 150 ms).
         let voiceReport = ProducerReport(), mediaReport = ProducerReport()
-        var voiceProducer = VoiceProducer(seed: seed)
+        var voiceProducer = VoiceProducer(seed: seed, driftPpm: voiceDriftPpm)
         for _ in 0..<VoiceProducer.prefillFrames {
             voiceProducer.pushFrame(engine: engine, id: voice, report: voiceReport, observe: false)
         }
@@ -135,6 +155,8 @@ struct DemoRun {
         let wallNs = monotonicNs() - wallStart
 
         let es = engine.stats()
+        var events: [EngineEvent] = []
+        while let event = engine.nextEvent() { events.append(event) }
         let vs = try? engine.stats(for: voice)
         let ms = try? engine.stats(for: media)
         if let error = writer.error { throw error }
@@ -142,6 +164,6 @@ struct DemoRun {
 
         return DemoReportText(run: self, shared: shared, engine: es, voice: vs, media: ms,
                               voiceProducer: voiceReport, mediaProducer: mediaReport, writer: writer,
-                              wallNs: wallNs, gainsChanged: gainsChanged).text
+                              wallNs: wallNs, gainsChanged: gainsChanged, events: events).text
     }
 }

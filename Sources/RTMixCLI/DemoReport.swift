@@ -12,6 +12,7 @@ struct DemoReportText {
     let writer: DemoWriter
     let wallNs: UInt64
     let gainsChanged: Bool
+    let events: [EngineEvent]
 
     var text: String {
         let rate = Double(DemoShared.outputRate)
@@ -31,7 +32,8 @@ struct DemoReportText {
             lines.append("rtmix-cli demo: stopped early")
         }
         lines.append("rtmix-cli demo: classroom scenario, \(fixed(seconds, 2)) s, \(mode), seed \(run.seed)" + (run.solo.map { ", solo \($0.rawValue)" } ?? ""))
-        add("far-end voice", "call  16000 Hz mono,   20 ms frames, ±3 ms jitter, 60 ms prefill")
+        add("far-end voice", "call  16000 Hz mono,   20 ms frames, ±3 ms jitter, 60 ms prefill, sender clock "
+            + "\(run.voiceDriftPpm >= 0 ? "+" : "")\(fixed(run.voiceDriftPpm, 0)) ppm")
         add("video soundtrack", "media 44100 Hz stereo, bursts of 1024–4096 frames, refill below 100 ms")
         add("output", "48000 Hz stereo, 10 ms render callbacks -> \(run.output) (WAV \(run.format.label))")
         add("at \(fixed(halfSeconds, 2)) s", "media gain 1.0 -> \(DemoRun.mediaDuck), call gain 1.0 -> \(DemoRun.callLevel)"
@@ -42,6 +44,12 @@ struct DemoReportText {
         add("rejected frames", "\(engine.rejectedFrames) (voice \(voice?.framesRejected ?? 0), media \(media?.framesRejected ?? 0)); non-finite samples \(engine.nonfiniteSamples)")
         add("pushed", "voice \(voiceProducer.framesPushed) frames in \(voiceProducer.pushes) pushes; media \(mediaProducer.framesPushed) frames in \(mediaProducer.pushes) bursts")
         add("buffered (seen)", "voice \(range(voiceProducer)) ms; media \(range(mediaProducer)) ms")
+        if run.voiceTargetMs > 0 {
+            add("voice drift", "compensation target \(fixed(Double(run.voiceTargetMs), 0)) ms, correction now \(fixed(Double(voice?.driftPpm ?? 0), 0)) ppm, buffered now \(fixed(Double(voice?.bufferedMs ?? 0), 1)) ms")
+        } else {
+            add("voice drift", "compensation off; buffered now \(fixed(Double(voice?.bufferedMs ?? 0), 1)) ms")
+        }
+        add("engine events", eventSummary)
         // The engine's percentiles are histogram bucket bounds: never show them above the max.
         add("render time", "p50 \(micros(min(engine.renderNsP50, engine.renderNsMax)))  p99 \(micros(min(engine.renderNsP99, engine.renderNsMax)))  max \(micros(engine.renderNsMax))  (budget 10000 µs)")
         if !run.fast {
@@ -53,6 +61,16 @@ struct DemoReportText {
         add("output level", "peak \(decibels(Double(writer.whole.peak))), RMS \(decibels(writer.whole.rms)) (before change \(level(writer.firstHalf)), after \(level(writer.secondHalf)))")
         add("wall time", "\(fixed(Double(wallNs) / 1e9, 2)) s (\(fixed(seconds / max(1e-9, Double(wallNs) / 1e9), 1))× real time)")
         return lines.joined(separator: "\n")
+    }
+
+    /// Event counts by kind, e.g. "underrunBegan ×2, limiterEngaged ×1".
+    private var eventSummary: String {
+        if events.isEmpty { return "none (no underrun, overflow, NaN input, limiting or slow render)" }
+        var counts: [(EngineEventKind, Int)] = []
+        for e in events {
+            if let i = counts.firstIndex(where: { $0.0 == e.kind }) { counts[i].1 += 1 } else { counts.append((e.kind, 1)) }
+        }
+        return counts.map { "\($0.0) ×\($0.1)" }.joined(separator: ", ")
     }
 
     private func level(_ m: LevelMeter) -> String { m.samples > 0 ? decibels(m.rms) : "n/a" }

@@ -202,15 +202,19 @@ struct VoiceProducer: @unchecked Sendable {
     private let storage = FloatBuffer(count: VoiceProducer.frameSamples)
     var buffer: UnsafeMutablePointer<Float> { storage.base }
 
-    init(seed: UInt64) {
+    /// The sender's clock runs this many ppm fast (negative: slow).
+    let driftPpm: Double
+
+    init(seed: UInt64, driftPpm: Double = 0) {
         synth = SpeechSynth(sampleRate: VoiceProducer.rate, seed: seed)
         rng = SplitMix64(seed: seed ^ 0x1177_E4)
+        self.driftPpm = driftPpm
     }
 
-    /// Release time of frame k (k ≥ prefillFrames).
+    /// Release time of frame k (k ≥ prefillFrames), on the sender's clock.
     mutating func eventTime(frame k: Int) -> UInt64 {
-        let nominal = Float(UInt64(k - VoiceProducer.prefillFrames + 1) * VoiceProducer.frameNs)
-        return UInt64(nominal + rng.uniform(-1, 1) * VoiceProducer.jitterNs)
+        let nominal = Double(UInt64(k - VoiceProducer.prefillFrames + 1) * VoiceProducer.frameNs) / (1 + driftPpm / 1e6)
+        return UInt64(nominal + Double(rng.uniform(-1, 1) * VoiceProducer.jitterNs))
     }
 
     mutating func pushFrame(engine: Engine, id: SourceID, report: ProducerReport, observe: Bool = true) {
