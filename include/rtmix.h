@@ -425,9 +425,12 @@ const char *rtmix_event_name(int32_t type);
  *   allocate); never call them from the render thread. The functions that
  *   only fill or check a struct, and the *_name functions, are real-time
  *   safe and may be called from any thread.
- * - Structs start with `size`, set by their `_init` function; a struct
- *   whose size is smaller than this version's struct is rejected with
- *   RTMIX_ERR_INVALID_ARGUMENT.
+ * - Structs start with `size`, set by their `_init` function, and only grow
+ *   at the end: the library reads at most `size` bytes of an input struct
+ *   (later fields take their defaults) and writes at most `size` bytes of an
+ *   output struct. A struct smaller than its first published version
+ *   (RTMix 0.1: config 16, settings 72, route 36, action 48, alarm 32,
+ *   state 60 bytes) is rejected with RTMIX_ERR_INVALID_ARGUMENT.
  * - Unknown enum values in input are RTMIX_ERR_INVALID_ARGUMENT unless the
  *   function documents otherwise. A function that fails changes nothing.
  */

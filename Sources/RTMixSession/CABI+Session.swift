@@ -32,8 +32,41 @@ import CRTMixHeader
     }
 }
 
-@inline(__always) private func sizeOK(_ size: UInt32, _ full: Int) -> Bool {
-    Int(size) >= full
+/// Struct sizes of ABI version 0 (RTMix 0.1.0, LP64). Fixed numbers, never
+/// derived from the current layout: a caller built against the 0.1 header
+/// passes these sizes forever and must keep working when fields are
+/// appended. Smaller structs are rejected.
+private enum V0 {
+    static var config: UInt32 { 16 }
+    static var settings: UInt32 { 72 }
+    static var route: UInt32 { 36 }
+    static var action: UInt32 { 48 }
+    static var alarm: UInt32 { 32 }
+    static var state: UInt32 { 60 }
+}
+
+@inline(__always) private func sizeOK(_ size: UInt32, _ v0: UInt32) -> Bool {
+    size >= v0
+}
+
+/// Reads at most `size` bytes of a caller's input struct (an older caller's
+/// struct is shorter than ours); the rest comes from `defaults`.
+private func readIn<T>(_ p: UnsafePointer<T>, defaults: T) -> T {
+    let size = UnsafeRawPointer(p).load(as: UInt32.self)
+    var value = defaults
+    let n = min(Int(size), MemoryLayout<T>.size)
+    withUnsafeMutableBytes(of: &value) { $0.baseAddress!.copyMemory(from: UnsafeRawPointer(p), byteCount: n) }
+    return value
+}
+
+/// Writes at most the caller's `size` bytes of an output struct, keeping the
+/// caller's `size` (a newer caller's struct is longer than ours).
+private func writeOut<T>(_ value: T, to p: UnsafeMutablePointer<T>) {
+    let size = UnsafeRawPointer(p).load(as: UInt32.self)
+    var v = value
+    let n = min(Int(size), MemoryLayout<T>.size)
+    withUnsafeBytes(of: &v) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: n) }
+    UnsafeMutableRawPointer(p).storeBytes(of: size, as: UInt32.self)
 }
 
 private func cString(_ s: StaticString) -> UnsafePointer<CChar> {
@@ -137,9 +170,9 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
     _ invalidOptions: UnsafeMutablePointer<UInt32>?
 ) -> Int32 {
     guard let cfg = cfg, let problems = problems,
-          sizeOK(cfg.pointee.size, MemoryLayout<rtmix_session_config>.size)
+          sizeOK(cfg.pointee.size, V0.config)
     else { return RTMIX_ERR_INVALID_ARGUMENT }
-    let c = cfg.pointee
+    let c = readIn(cfg, defaults: rtmix_session_config())
     let report = ValidityTable.check(category: c.category, mode: c.mode, options: c.options)
     problems.pointee = report.problems.rawValue
     invalidOptions?.pointee = report.invalidOptions.rawValue
@@ -155,9 +188,11 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
     guard let out = out else { return RTMIX_ERR_INVALID_ARGUMENT }
     out.pointee = nil
     guard let settings = settings,
-          sizeOK(settings.pointee.size, MemoryLayout<rtmix_session_settings>.size)
+          sizeOK(settings.pointee.size, V0.settings)
     else { return RTMIX_ERR_INVALID_ARGUMENT }
-    let c = settings.pointee
+    var defaults = rtmix_session_settings()
+    _ = rtmix_session_settings_init(&defaults)
+    let c = readIn(settings, defaults: defaults)
     guard let cat = SessionCategory(rawValue: c.base_category),
           let mode = SessionMode(rawValue: c.base_mode),
           let perm = MicPermission(rawValue: c.mic_permission)
@@ -265,9 +300,9 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 @usableFromInline internal func rtmix_session_observe_config(
     _ p: OpaquePointer?, _ id: UInt32, _ cfg: UnsafePointer<rtmix_session_config>?, _ now: UInt64
 ) -> Int32 {
-    guard let cfg = cfg, sizeOK(cfg.pointee.size, MemoryLayout<rtmix_session_config>.size)
+    guard let cfg = cfg, sizeOK(cfg.pointee.size, V0.config)
     else { return RTMIX_ERR_INVALID_ARGUMENT }
-    let c = cfg.pointee
+    let c = readIn(cfg, defaults: rtmix_session_config())
     return withSession(p) { (e) throws(SessionError) in
         try e.observeRaw(category: c.category, mode: c.mode, options: c.options,
                          from: moduleID(id), now: now)
@@ -317,9 +352,11 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 @usableFromInline internal func rtmix_session_route_changed(
     _ p: OpaquePointer?, _ route: UnsafePointer<rtmix_session_route>?, _ now: UInt64
 ) -> Int32 {
-    guard let route = route, sizeOK(route.pointee.size, MemoryLayout<rtmix_session_route>.size)
+    guard let route = route, sizeOK(route.pointee.size, V0.route)
     else { return RTMIX_ERR_INVALID_ARGUMENT }
-    let r = route.pointee
+    var defaults = rtmix_session_route()
+    _ = rtmix_session_route_init(&defaults)
+    let r = readIn(route, defaults: defaults)
     guard let output = RoutePort(rawValue: r.output),
           let previous = RoutePort(rawValue: r.previous_output)
     else { return RTMIX_ERR_INVALID_ARGUMENT }
@@ -374,7 +411,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 @usableFromInline internal func rtmix_session_next_action(
     _ p: OpaquePointer?, _ out: UnsafeMutablePointer<rtmix_session_action>?
 ) -> Int32 {
-    guard let out = out, sizeOK(out.pointee.size, MemoryLayout<rtmix_session_action>.size)
+    guard let out = out, sizeOK(out.pointee.size, V0.action)
     else { return RTMIX_ERR_INVALID_ARGUMENT }
     return withSession(p) { (e) throws(SessionError) in
         guard let issued = e.nextAction() else { throw .notFound }
@@ -399,7 +436,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
              .routeToSpeaker:
             break
         }
-        out.pointee = c
+        writeOut(c, to: out)
     }
 }
 
@@ -407,7 +444,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 @usableFromInline internal func rtmix_session_next_alarm(
     _ p: OpaquePointer?, _ out: UnsafeMutablePointer<rtmix_session_alarm>?
 ) -> Int32 {
-    guard let out = out, sizeOK(out.pointee.size, MemoryLayout<rtmix_session_alarm>.size)
+    guard let out = out, sizeOK(out.pointee.size, V0.alarm)
     else { return RTMIX_ERR_INVALID_ARGUMENT }
     return withSession(p) { (e) throws(SessionError) in
         guard let a = e.nextAlarm() else { throw .notFound }
@@ -419,7 +456,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
         c.related_module = a.relatedModule.rawValue
         c.detail = a.detail
         c.time_ms = a.timeMs
-        out.pointee = c
+        writeOut(c, to: out)
     }
 }
 
@@ -427,7 +464,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 @usableFromInline internal func rtmix_session_get_state(
     _ p: OpaquePointer?, _ out: UnsafeMutablePointer<rtmix_session_state>?
 ) -> Int32 {
-    guard let out = out, sizeOK(out.pointee.size, MemoryLayout<rtmix_session_state>.size)
+    guard let out = out, sizeOK(out.pointee.size, V0.state)
     else { return RTMIX_ERR_INVALID_ARGUMENT }
     return withSession(p) { e in
         let s = e.state
@@ -447,7 +484,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
         c.output = s.output.rawValue
         c.pending_actions = UInt32(e.pendingActionCount)
         c.pending_alarms = UInt32(e.pendingAlarmCount)
-        out.pointee = c
+        writeOut(c, to: out)
     }
 }
 

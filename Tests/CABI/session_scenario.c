@@ -280,6 +280,22 @@ int main(void) {
     CHECK_OK(rtmix_session_module_unregister(s, web, 42000));
     CHECK(rtmix_session_module_unregister(s, web, 42000) == RTMIX_ERR_NOT_FOUND);
 
+    /* ABI evolution: a newer caller's larger state struct gets our fields and
+     * keeps its own; a struct smaller than the 0.1 layout is rejected. */
+    {
+        struct { rtmix_session_state st; uint32_t future_field; } newer;
+        memset(&newer, 0x5A, sizeof newer);
+        newer.st.size = (uint32_t)sizeof newer;
+        CHECK_OK(rtmix_session_get_state(s, &newer.st));
+        CHECK(newer.st.size == sizeof newer);
+        CHECK(newer.st.category == RTMIX_SESSION_CATEGORY_SOLO_AMBIENT);
+        CHECK(newer.future_field == 0x5A5A5A5Au);
+        CHECK(sizeof(rtmix_session_state) >= 60 && sizeof(rtmix_session_route) >= 36);
+        CHECK_OK(rtmix_session_state_init(&state));
+        state.size = 59;
+        CHECK(rtmix_session_get_state(s, &state) == RTMIX_ERR_INVALID_ARGUMENT);
+    }
+
     rtmix_session_destroy(s);
     printf("session_scenario: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
