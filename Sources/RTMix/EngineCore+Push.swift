@@ -15,16 +15,8 @@ extension EngineCore {
                      format: SampleFormat, frames: Int, accepted: inout Int) -> Int32 {
         accepted = 0
         guard frames > 0 else { return RTMixError.invalidArgument.code }
-        guard id != 0 else { return RTMixError.notFound.code }
-        let slot = e.pointee.slots + Int((id - 1) % UInt32(e.pointee.config.maxSources))
-        // Announce the push before looking at the slot: a control thread
-        // frees a retired source only when it sees no pusher (SourceSlot).
-        slot.pointee.pushers.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        defer { slot.pointee.pushers.wrappingSubtract(1, ordering: .releasing) }
-        guard slot.pointee.state.load(ordering: .sequentiallyConsistent) == SlotState.active,
-              slot.pointee.id.load(ordering: .acquiring) == id,
-              let s = slot.pointee.source.load(ordering: .acquiring)
-        else { return RTMixError.notFound.code }
+        guard let (slot, s) = pin(e, id: id) else { return RTMixError.notFound.code }
+        defer { unpin(slot) }
 
         let channels = s.pointee.channels
         let regions = s.pointee.ring.writableRegions(maxFrames: frames)
@@ -52,18 +44,39 @@ extension EngineCore {
         return 0
     }
 
-    /// Frames buffered in a live source's ring, or -1 for an unknown id.
-    /// Lock-free; protected against concurrent removal like `push`.
+    /// Pins the live source `id` against reclamation for a producer-side
+    /// access and returns it, or nil (nothing pinned) when the id is not a
+    /// live source. Pair every successful pin with `unpin`.
+    ///
+    /// The pin is announced before the slot is examined: a control thread
+    /// frees a retired source only when it sees no pin (see SourceSlot).
     @usableFromInline @_noLocks
-    static func bufferedFrames(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int {
-        guard id != 0 else { return -1 }
+    static func pin(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32)
+        -> (UnsafeMutablePointer<SourceSlot>, UnsafeMutablePointer<SourceState>)? {
+        guard id != 0 else { return nil }
         let slot = e.pointee.slots + Int((id - 1) % UInt32(e.pointee.config.maxSources))
         slot.pointee.pushers.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        defer { slot.pointee.pushers.wrappingSubtract(1, ordering: .releasing) }
         guard slot.pointee.state.load(ordering: .sequentiallyConsistent) == SlotState.active,
               slot.pointee.id.load(ordering: .acquiring) == id,
               let s = slot.pointee.source.load(ordering: .acquiring)
-        else { return -1 }
+        else {
+            unpin(slot)
+            return nil
+        }
+        return (slot, s)
+    }
+
+    @usableFromInline @_noLocks
+    static func unpin(_ slot: UnsafeMutablePointer<SourceSlot>) {
+        slot.pointee.pushers.wrappingSubtract(1, ordering: .releasing)
+    }
+
+    /// Frames buffered in a live source's ring, or -1 for an unknown id.
+    /// Lock-free; pinned against concurrent removal like `push`.
+    @usableFromInline @_noLocks
+    static func bufferedFrames(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int {
+        guard let (slot, s) = pin(e, id: id) else { return -1 }
+        defer { unpin(slot) }
         return s.pointee.ring.bufferedFrames()
     }
 }
