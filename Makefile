@@ -1,0 +1,32 @@
+# RTMix C library: build, install, uninstall. Thin wrapper; the logic is in
+# scripts/ (build-lib, install-lib, install-check). See docs/install.md.
+#
+#   make                                   release build into $(BUILD)/lib
+#   make install PREFIX=/usr/local         (DESTDIR=/staging supported)
+#   make install-strip PREFIX=...          same, local symbol tables stripped
+#   make uninstall PREFIX=/usr/local       removes exactly what install put there
+#   make check-install                     full install test in a temp prefix
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD ?= .build-install
+
+all:
+	scripts/build-lib $(BUILD)
+
+install: all
+	DESTDIR="$(DESTDIR)" scripts/install-lib install "$(PREFIX)" $(BUILD)
+
+install-strip: all
+	DESTDIR="$(DESTDIR)" scripts/install-lib install-strip "$(PREFIX)" $(BUILD)
+
+uninstall:
+	DESTDIR="$(DESTDIR)" scripts/install-lib uninstall "$(PREFIX)" $(BUILD)
+
+check-install:
+	RTMIX_INSTALL_BUILD=$(BUILD) scripts/install-check
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/lib $(BUILD)/rtmix.map $(BUILD)/version
+
+.PHONY: all install install-strip uninstall check-install clean
