@@ -13,6 +13,19 @@ extension EngineCore {
         return body()
     }
 
+    /// Control-thread state. Mutations go through these pointer copies so that
+    /// no access ever modifies `e.pointee` itself, which the renderer reads
+    /// concurrently (Swift's exclusivity instrumentation would flag it).
+    @inline(__always)
+    static func control(_ e: UnsafeMutablePointer<EngineCore>) -> UnsafeMutablePointer<EngineControlState> {
+        e.pointee.controlState
+    }
+
+    @inline(__always)
+    static func slotControl(_ e: UnsafeMutablePointer<EngineCore>) -> UnsafeMutablePointer<SlotControl> {
+        e.pointee.slotControl
+    }
+
     /// The live source with this id (state active), or nil. Control lock held.
     @usableFromInline
     static func lookup(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32) -> UnsafeMutablePointer<SourceState>? {
@@ -35,7 +48,7 @@ extension EngineCore {
                 break
             }
             guard free >= 0 else { return (RTMixError.limit.code, 0) }
-            let generation = UInt64(e.pointee.controlState.pointee.nextGeneration)
+            let generation = UInt64(control(e).pointee.nextGeneration)
             let id64 = generation * UInt64(maxSources) + UInt64(free) + 1
             guard id64 <= UInt64(UInt32.max) else { return (RTMixError.limit.code, 0) }
             guard let state = SourceState(config: config, engine: e.pointee.config) else {
@@ -43,15 +56,15 @@ extension EngineCore {
             }
             let pointer = UnsafeMutablePointer<SourceState>.allocate(capacity: 1)
             pointer.initialize(to: state)
-            e.pointee.controlState.pointee.nextGeneration += 1
+            control(e).pointee.nextGeneration += 1
             let slot = e.pointee.slots + free
             slot.pointee.source.store(pointer, ordering: .relaxed)
             slot.pointee.id.store(UInt32(id64), ordering: .relaxed)
-            e.pointee.slotControl[free] = SlotControl()
+            slotControl(e)[free] = SlotControl()
             // Publish: render and producers acquire `state` before reading the rest.
             slot.pointee.state.store(SlotState.active, ordering: .sequentiallyConsistent)
-            e.pointee.controlState.pointee.activeSources += 1
-            e.pointee.controlState.pointee.sourcesAdded += 1
+            control(e).pointee.activeSources += 1
+            control(e).pointee.sourcesAdded += 1
             return (0, UInt32(id64))
         }
     }
@@ -62,11 +75,11 @@ extension EngineCore {
             guard lookup(e, id) != nil else { return RTMixError.notFound.code }
             let index = Int((id - 1) % UInt32(e.pointee.config.maxSources))
             e.pointee.slots[index].state.store(SlotState.removing, ordering: .sequentiallyConsistent)
-            e.pointee.slotControl[index] = SlotControl(
+            slotControl(e)[index] = SlotControl(
                 seqAtRemove: e.pointee.renderSeq.load(ordering: .sequentiallyConsistent),
                 removedAtNs: rtmix_support_monotonic_ns(), seqAtRetire: nil)
-            e.pointee.controlState.pointee.activeSources -= 1
-            e.pointee.controlState.pointee.sourcesRemoved += 1
+            control(e).pointee.activeSources -= 1
+            control(e).pointee.sourcesRemoved += 1
             return 0
         }
     }
@@ -85,7 +98,7 @@ extension EngineCore {
             var state = slot.pointee.state.load(ordering: .sequentiallyConsistent)
             if state == SlotState.removing {
                 let seq = e.pointee.renderSeq.load(ordering: .sequentiallyConsistent)
-                let control = e.pointee.slotControl[i]
+                let control = slotControl(e)[i]
                 if seq == control.seqAtRemove && seq & 1 == 0
                     && rtmix_support_monotonic_ns() &- control.removedAtNs >= idleRetireNs {
                     // No render pass since the removal for a while: retire it here.
@@ -98,20 +111,20 @@ extension EngineCore {
             guard state == SlotState.retired else { continue }
             let seq = e.pointee.renderSeq.load(ordering: .sequentiallyConsistent)
             let renderClear: Bool
-            if let seen = e.pointee.slotControl[i].seqAtRetire {
+            if let seen = slotControl(e)[i].seqAtRetire {
                 renderClear = seq & 1 == 0 || seq != seen
             } else {
                 renderClear = seq & 1 == 0
-                if !renderClear { e.pointee.slotControl[i].seqAtRetire = seq }
+                if !renderClear { slotControl(e)[i].seqAtRetire = seq }
             }
             guard renderClear, slot.pointee.pushers.load(ordering: .sequentiallyConsistent) == 0 else { continue }
             if let source = slot.pointee.source.exchange(nil, ordering: .acquiring) {
-                e.pointee.controlState.pointee.retiredRejected &+= source.pointee.framesRejected.read()
-                e.pointee.controlState.pointee.retiredNonfinite &+= source.pointee.nonfinitePushed.read()
+                control(e).pointee.retiredRejected &+= source.pointee.framesRejected.read()
+                control(e).pointee.retiredNonfinite &+= source.pointee.nonfinitePushed.read()
                 source.deinitialize(count: 1)
                 source.deallocate()
             }
-            e.pointee.slotControl[i] = SlotControl()
+            slotControl(e)[i] = SlotControl()
             slot.pointee.state.store(SlotState.empty, ordering: .releasing)
         }
     }
@@ -153,12 +166,12 @@ extension EngineCore {
     static func engineStats(_ e: UnsafeMutablePointer<EngineCore>) -> EngineStats {
         withControlLock(e) {
             var st = EngineStats()
-            st.activeSources = e.pointee.controlState.pointee.activeSources
+            st.activeSources = control(e).pointee.activeSources
             st.renderCalls = e.pointee.renderCalls.read()
             st.framesRendered = e.pointee.framesRendered.read()
             st.underrunFrames = e.pointee.underrunFrames.read()
-            var rejected = e.pointee.controlState.pointee.retiredRejected
-            var nonfinite = e.pointee.controlState.pointee.retiredNonfinite &+ e.pointee.nonfiniteMixed.read()
+            var rejected = control(e).pointee.retiredRejected
+            var nonfinite = control(e).pointee.retiredNonfinite &+ e.pointee.nonfiniteMixed.read()
             for i in 0..<e.pointee.config.maxSources {
                 let slot = e.pointee.slots + i
                 guard slot.pointee.state.load(ordering: .acquiring) != SlotState.empty,
@@ -176,8 +189,8 @@ extension EngineCore {
             // Bucket upper bounds can exceed the true maximum: cap them.
             st.renderNsP50 = min(e.pointee.renderTimes.percentile(0.50), st.renderNsMax)
             st.renderNsP99 = min(e.pointee.renderTimes.percentile(0.99), st.renderNsMax)
-            st.sourcesAdded = e.pointee.controlState.pointee.sourcesAdded
-            st.sourcesRemoved = e.pointee.controlState.pointee.sourcesRemoved
+            st.sourcesAdded = control(e).pointee.sourcesAdded
+            st.sourcesRemoved = control(e).pointee.sourcesRemoved
             return st
         }
     }
