@@ -31,7 +31,7 @@ let package = Package(
         .systemLibrary(name: "CRTMixHeader"),
         .target(
             name: "RTMix",
-            dependencies: ["CSampleRate", "CRTMixSupport", "CRTMixHeader"]
+            dependencies: ["CSampleRate", "CSpeexDSP", "CRTMixSupport", "CRTMixHeader"]
         ),
         .target(
             name: "RTMixSession",

@@ -5,7 +5,9 @@ import PackageDescription
 // not pay for package-benchmark and its dependencies).
 //
 // - Render       package-benchmark suite: one 10 ms render callback per
-//                iteration, engine vs. a bare libsamplerate + summation floor
+//                iteration, engine vs. a bare libsamplerate + summation floor,
+//                and for 8 sources also vs. a floor with the engine's own
+//                backends (bare speexdsp for voices + libsamplerate for media)
 //                (target directory Benchmarks/Render: package-benchmark runs
 //                executables whose directory sits in a folder named Benchmarks).
 // - RenderCount  the same cases as a plain executable for callgrind
@@ -29,11 +31,14 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSampleRateFloor", path: "Sources/CSampleRateFloor", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CSpeexDSPFloor", path: "Sources/CSpeexDSPFloor", pkgConfig: "speexdsp",
+                       providers: [.apt(["libspeexdsp-dev"])]),
         .target(
             name: "RenderCases",
             dependencies: [
                 .product(name: "RTMixKit", package: rootPackage),
                 "CSampleRateFloor",
+                "CSpeexDSPFloor",
             ],
             path: "Sources/RenderCases"
         ),

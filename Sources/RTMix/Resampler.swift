@@ -1,53 +1,205 @@
 import CSampleRate
+import CSpeexDSP
 
-/// Sample-rate conversion for one source: a thin fence around libsamplerate.
-/// This is the only file that calls libsamplerate.
+/// Sample-rate conversion for one source: a thin fence around two C
+/// resamplers. This is the only file that calls resampler C functions
+/// (libsamplerate and speexdsp's resampler).
 ///
-/// `init` allocates (`src_new`); `process` does not (libsamplerate never
-/// allocates in `src_process`), so it is safe on the render thread.
+/// `init` allocates (`src_new` / `speex_resampler_init`); `process` does not
+/// (neither `src_process` nor `speex_resampler_process_interleaved_float`
+/// allocates), so it is safe on the render thread. Nothing here ever calls
+/// speexdsp's `set_rate*`/`set_quality`: they rebuild the filter with
+/// `realloc`.
+///
+/// ## Backend choice (`Resampler.backend(...)`, fixed for the source's life)
+///
+/// speexdsp's resampler when ALL of these hold, libsamplerate otherwise:
+/// 1. quality is `.sincFastest` (the default). `.sincMedium`, `.sincBest`
+///    and `.linear` always get the libsamplerate converter of that name: an
+///    explicit quality request means that converter.
+/// 2. drift compensation is off. Drift compensation changes the ratio every
+///    block; `src_process` takes a new ratio without allocating (and ramps
+///    to it within the call), speexdsp would have to `realloc` its filter.
+/// 3. the rates differ, and their reduced ratio out:in = L:M (divided by
+///    their gcd) has L ≤ 8 and M ≤ 8. At quality 3 speexdsp then uses its
+///    exact polyphase ("direct") sinc table (it does so when L is at most
+///    its oversampling factor, 8 at q3, halved per factor of 2 of
+///    downsampling beyond 2:1 — always enough for L, M ≤ 8). Other ratios
+///    (44.1 kHz ↔ 48 kHz is 160:147) use its interpolated table (cubic
+///    interpolation between table entries), 5–10× slower than the direct
+///    one and not much cheaper than libsamplerate (22.05 kHz mono → 48 kHz:
+///    228 K vs 46 K instructions per 10 ms; 44.1 kHz stereo: 460 K vs
+///    753 K for SRC_SINC_FASTEST), and speexdsp 1.2.1 has
+///    crashed in `set_rate_frac` with such a fine fraction (44.1 → 48 kHz
+///    stereo, shared/guide/toolchain.md). libsamplerate stays there.
+///    With a 48 kHz engine this sends 8, 12, 16, 24, 32, 64, 96 and
+///    192 kHz sources to speexdsp; 11.025, 22.05, 44.1 and 88.2 kHz to
+///    libsamplerate. With a 44.1 kHz engine: 11.025, 22.05, 88.2, 176.4 kHz
+///    to speexdsp.
+///
+/// ## speexdsp quality: 3 (`speexQuality`)
+///
+/// Measured with the engine's accuracy test (1 kHz sine, 1 s, 480-frame
+/// blocks, level ±0.05 dB, frequency ±0.5 Hz, SNR ≥ 60 dB; the same SNR
+/// fit in C and in ResamplingTests): SNR at q3 was 100.6 dB (8 kHz),
+/// 99.7 (12 kHz), 101.1 (16 kHz), 97.1 (24 kHz), 106.7 (32 kHz), 144.2
+/// (96 kHz), 143.0 (192 kHz) → 48 kHz and 98.8 (22.05 → 44.1 kHz), level
+/// within 0.0002 dB, mono and stereo alike (ResamplingTests); q2 also
+/// passes (≥ 77 dB) but has a ~60 dB stopband. Tones at 0.3 and 0.4 × the
+/// source rate gave 91–101 dB at q3 against 92–116 dB for SRC_SINC_FASTEST
+/// (which also attenuates 0.4 × rate by 2.8 dB; q3 by < 0.001 dB), and a
+/// 30 kHz tone in 96/192 kHz input aliases at −90 dB (SRC_SINC_FASTEST
+/// −111 dB). Cost per 10 ms callback for a 16 kHz mono voice: q3 46 K, q4
+/// 57 K, q5 68 K instructions, SRC_SINC_FASTEST 679 K
+/// (Benchmarks/Exploratory/resampler_cost.c).
+///
+/// ## Latency and start-up
+///
+/// speexdsp is put in `speex_resampler_skip_zeros` mode: its first output
+/// sample is aligned with the first input sample instead of being preceded
+/// by `speex_resampler_get_input_latency()` (filter length / 2: 24 input
+/// frames at q3, 1.5 ms) zeros. That is what libsamplerate does too: the
+/// first call returns fewer frames than asked (it needs those 24 frames of
+/// look-ahead first), the engine's start-up alignment places that short
+/// first block at the end of the output block (no underrun), and the
+/// stream's latency is the same as without skipping, or 1.5 ms less when
+/// the first render finds more than a block buffered. Without skip_zeros
+/// the leading zeros would count as produced audio and add that latency.
+/// Measured through the engine (SpeexBackendTests): one block pushed per
+/// block from the start never underruns in either mode and the audio is
+/// delayed by the look-ahead (72 output frames at 16 kHz) in both; with a
+/// block or more buffered before the first render, skip_zeros starts at
+/// output frame 0 with zero delay, without it 72 frames (16 kHz) / 144
+/// frames (8 kHz) later.
 @usableFromInline
 struct Resampler: ~Copyable {
+    @usableFromInline
+    enum Backend: Sendable, Equatable {
+        case libsamplerate
+        case speexdsp
+    }
+
+    /// speexdsp quality used for `.sincFastest` (see the type's comment).
+    static var speexQuality: Int32 { 3 }
+    /// Largest term of the reduced rate ratio that goes to speexdsp.
+    static var speexMaxRatioTerm: Int { 8 }
+
+    @usableFromInline let backend: Backend
+    /// `SRC_STATE *` or `SpeexResamplerState *`, by `backend`.
     @usableFromInline let state: OpaquePointer
     /// Nominal output/input rate ratio.
     @usableFromInline let ratio: Double
     @usableFromInline let channels: Int
 
-    /// Returns nil when libsamplerate cannot allocate its state.
-    init?(quality: ResamplerQuality, channels: Int, inputRate: Int, outputRate: Int) {
-        let converter: Int32
-        switch quality {
-        case .sincFastest: converter = Int32(SRC_SINC_FASTEST)
-        case .sincMedium: converter = Int32(SRC_SINC_MEDIUM_QUALITY)
-        case .sincBest: converter = Int32(SRC_SINC_BEST_QUALITY)
-        case .linear: converter = Int32(SRC_LINEAR)
+    /// The backend `init` picks for these parameters (see the type's comment).
+    static func backend(quality: ResamplerQuality, inputRate: Int, outputRate: Int,
+                        driftCompensation: Bool) -> Backend {
+        guard quality == .sincFastest, !driftCompensation, inputRate != outputRate,
+              inputRate > 0, outputRate > 0
+        else { return .libsamplerate }
+        var a = inputRate, b = outputRate
+        while b != 0 { (a, b) = (b, a % b) }
+        let limit = speexMaxRatioTerm
+        return outputRate / a <= limit && inputRate / a <= limit ? .speexdsp : .libsamplerate
+    }
+
+    /// Returns nil when the C library cannot allocate its state.
+    init?(quality: ResamplerQuality, channels: Int, inputRate: Int, outputRate: Int,
+          driftCompensation: Bool) {
+        let backend = Resampler.backend(quality: quality, inputRate: inputRate, outputRate: outputRate,
+                                        driftCompensation: driftCompensation)
+        switch backend {
+        case .speexdsp:
+            var error: Int32 = 0
+            guard let s = speex_resampler_init(UInt32(channels), UInt32(inputRate), UInt32(outputRate),
+                                               Resampler.speexQuality, &error)
+            else { return nil }
+            guard error == 0 else {
+                speex_resampler_destroy(s)
+                return nil
+            }
+            _ = speex_resampler_skip_zeros(s)
+            state = s
+        case .libsamplerate:
+            let converter: Int32
+            switch quality {
+            case .sincFastest: converter = Int32(SRC_SINC_FASTEST)
+            case .sincMedium: converter = Int32(SRC_SINC_MEDIUM_QUALITY)
+            case .sincBest: converter = Int32(SRC_SINC_BEST_QUALITY)
+            case .linear: converter = Int32(SRC_LINEAR)
+            }
+            var error: Int32 = 0
+            guard let s = src_new(converter, Int32(channels), &error) else { return nil }
+            guard error == 0 else {
+                _ = src_delete(s)
+                return nil
+            }
+            state = s
         }
-        var error: Int32 = 0
-        guard let s = src_new(converter, Int32(channels), &error), error == 0 else { return nil }
-        state = s
+        self.backend = backend
         ratio = Double(outputRate) / Double(inputRate)
         self.channels = channels
     }
 
-    deinit { _ = src_delete(state) }
+    deinit {
+        switch backend {
+        case .libsamplerate: _ = src_delete(state)
+        case .speexdsp: speex_resampler_destroy(state)
+        }
+    }
+
+    /// Input frames the converter needs beyond an output sample's position
+    /// before it can produce that sample (its look-ahead): speexdsp's
+    /// `speex_resampler_get_input_latency`; 0 for libsamplerate, which does
+    /// not report it. Control threads and tests only.
+    var inputLatencyFrames: Int {
+        switch backend {
+        case .libsamplerate: return 0
+        case .speexdsp: return Int(speex_resampler_get_input_latency(state))
+        }
+    }
 
     /// Converts from `input` (interleaved, `inputFrames`) into `output` (room
     /// for `outputFrames`) at `ratio` (output/input). Returns the input
-    /// frames consumed and output frames produced. Input and output must not
-    /// overlap. A ratio that differs from the previous call's is reached
-    /// smoothly within the call (libsamplerate interpolates it).
+    /// frames consumed and output frames produced (frames, i.e. samples per
+    /// channel, for both backends). Input and output must not overlap.
+    ///
+    /// libsamplerate: a ratio that differs from the previous call's is
+    /// reached smoothly within the call (libsamplerate interpolates it).
+    /// speexdsp: `ratio` is ignored. Its rate is fixed at `init`; changing
+    /// it (`speex_resampler_set_rate*`) reallocates the filter, which must
+    /// never happen on the render thread, and this backend is only chosen
+    /// when drift compensation is off, so the renderer always passes the
+    /// nominal `self.ratio` anyway.
     @_noLocks
     func process(input: UnsafePointer<Float>, inputFrames: Int,
                  output: UnsafeMutablePointer<Float>, outputFrames: Int, ratio: Double) -> (used: Int, generated: Int) {
-        var data = SRC_DATA()
-        data.data_in = input
-        data.data_out = output
-        data.input_frames = inputFrames
-        data.output_frames = outputFrames
-        data.end_of_input = 0
-        data.src_ratio = ratio
         let s = state
-        let status: Int32 = _unsafePerformance { src_process(s, &data) }
-        if status != 0 { return (0, 0) }
-        return (data.input_frames_used, data.output_frames_gen)
+        switch backend {
+        case .libsamplerate:
+            var data = SRC_DATA()
+            data.data_in = input
+            data.data_out = output
+            data.input_frames = inputFrames
+            data.output_frames = outputFrames
+            data.end_of_input = 0
+            data.src_ratio = ratio
+            let status: Int32 = _unsafePerformance { src_process(s, &data) }
+            if status != 0 { return (0, 0) }
+            return (data.input_frames_used, data.output_frames_gen)
+        case .speexdsp:
+            // Lengths are per-channel frames, in and out: on return they
+            // hold the frames consumed and produced. speexdsp consumes input
+            // only up to the next output sample's position (the look-ahead
+            // stays in its filter memory), so unused input remains in the
+            // caller's ring. Its only error (an allocation that failed in
+            // `init`, which then returned nil) cannot occur here.
+            var inLen = UInt32(clamping: inputFrames)
+            var outLen = UInt32(clamping: outputFrames)
+            _ = _unsafePerformance {
+                speex_resampler_process_interleaved_float(s, input, &inLen, output, &outLen)
+            }
+            return (Int(inLen), Int(outLen))
+        }
     }
 }

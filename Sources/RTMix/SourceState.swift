@@ -57,8 +57,11 @@ struct SourceState: ~Copyable {
         if config.sampleRate == engine.sampleRate && config.targetBufferMs == 0 {
             resampler = nil
         } else {
+            // Backend (speexdsp or libsamplerate) chosen by the resampler
+            // from quality, rates and drift compensation: see Resampler.
             resampler = Resampler(quality: engine.resamplerQuality, channels: config.channels,
-                                  inputRate: config.sampleRate, outputRate: engine.sampleRate)
+                                  inputRate: config.sampleRate, outputRate: engine.sampleRate,
+                                  driftCompensation: config.targetBufferMs > 0)
             switch resampler {
             case .none: return nil
             case .some: break

@@ -1,46 +1,138 @@
 import XCTest
 @testable import RTMix
 
+/// Resampling accuracy through the whole engine. Every test names the
+/// backend it exercises (speexdsp or libsamplerate, see `Resampler`) and
+/// checks that the source really got that backend.
 final class ResamplingTests: XCTestCase {
-    /// A 1 kHz sine keeps its frequency and level and has SNR >= 60 dB after
-    /// conversion to 48 kHz.
-    func check(rate: Int, channels: Int, outChannels: Int = 2, quality: ResamplerQuality = .sincFastest,
+    /// A 1 kHz sine keeps its frequency (±0.5 Hz) and level (±0.05 dB) and
+    /// has SNR >= 60 dB after conversion to the engine rate, with no underrun.
+    func check(rate: Int, channels: Int, outChannels: Int = 2, engineRate: Int = 48_000,
+               quality: ResamplerQuality = .sincFastest, backend: Resampler.Backend,
                file: StaticString = #filePath, line: UInt = #line) throws {
-        let e = makeEngine { $0.channels = outChannels; $0.resamplerQuality = quality }
+        let e = makeEngine { $0.sampleRate = engineRate; $0.channels = outChannels; $0.resamplerQuality = quality }
         var sc = SourceConfig(domain: .call, sampleRate: rate, channels: channels)
         sc.bufferFrames = rate * 2
         let id = try e.addSource(sc)
+        XCTAssertEqual(e.resamplerBackend(of: id), backend, "backend, rate \(rate)", file: file, line: line)
         let seconds = 1
         e.pushAll(Signal.sine(frequency: 1000, rate: rate, frames: rate * seconds, channels: channels, amplitude: 0.5),
                   to: id, channels: channels)
-        let out = e.renderFrames(48_000 * seconds - 4800)
+        let out = e.renderFrames(engineRate * seconds - engineRate / 10)
         let left = Signal.channel(out, 0, of: outChannels)
         let steady = left[2400..<(left.count - 480)]  // skip the filter's start-up
-        let fit = Signal.fitSine(steady, frequency: 1000, rate: 48_000)
-        let freq = Signal.zeroCrossingFrequency(steady, rate: 48_000)
+        let fit = Signal.fitSine(steady, frequency: 1000, rate: engineRate)
+        let freq = Signal.zeroCrossingFrequency(steady, rate: engineRate)
+        let level = Signal.db(fit.amplitude / 0.5)
         XCTAssertEqual(freq, 1000, accuracy: 0.5, "frequency, rate \(rate)", file: file, line: line)
-        XCTAssertEqual(Signal.db(fit.amplitude / 0.5), 0, accuracy: 0.05, "level, rate \(rate)", file: file, line: line)
+        XCTAssertEqual(level, 0, accuracy: 0.05, "level, rate \(rate)", file: file, line: line)
         XCTAssertGreaterThanOrEqual(fit.snrDb, 60, "SNR, rate \(rate)", file: file, line: line)
         XCTAssertEqual(e.stats().underrunFrames, 0, file: file, line: line)
+        if outChannels == 2 {
+            // Mono is duplicated, stereo keeps both channels: the right one
+            // must be as clean as the left.
+            let right = Signal.channel(out, 1, of: outChannels)
+            let fitR = Signal.fitSine(right[2400..<(right.count - 480)], frequency: 1000, rate: engineRate)
+            XCTAssertGreaterThanOrEqual(fitR.snrDb, 60, "SNR right, rate \(rate)", file: file, line: line)
+        }
+        print(String(format: "ResamplingTests: %6d Hz %d ch -> %6d Hz %d ch [%@]: SNR %.1f dB, level %+.4f dB, %.3f Hz",
+                     rate, channels, engineRate, outChannels, "\(backend)", fit.snrDb, level, freq))
     }
 
-    func test16kMonoTo48kStereo() throws { try check(rate: 16_000, channels: 1) }
-    func test44_1kStereoTo48kStereo() throws { try check(rate: 44_100, channels: 2) }
-    func test8kMonoTo48kMono() throws { try check(rate: 8_000, channels: 1, outChannels: 1) }
-    func test96kStereoTo48k() throws { try check(rate: 96_000, channels: 2) }
-    func test192kTo48k() throws { try check(rate: 192_000, channels: 1) }
-    func test44_1kBestQuality() throws { try check(rate: 44_100, channels: 2, quality: .sincBest) }
+    // speexdsp (quality 3): small-integer ratios, default quality, no drift compensation.
+    func test8kMonoTo48kStereoSpeex() throws { try check(rate: 8_000, channels: 1, backend: .speexdsp) }
+    func test8kStereoTo48kStereoSpeex() throws { try check(rate: 8_000, channels: 2, backend: .speexdsp) }
+    func test8kMonoTo48kMonoSpeex() throws { try check(rate: 8_000, channels: 1, outChannels: 1, backend: .speexdsp) }
+    func test12kMonoTo48kStereoSpeex() throws { try check(rate: 12_000, channels: 1, backend: .speexdsp) }
+    func test16kMonoTo48kStereoSpeex() throws { try check(rate: 16_000, channels: 1, backend: .speexdsp) }
+    func test16kStereoTo48kStereoSpeex() throws { try check(rate: 16_000, channels: 2, backend: .speexdsp) }
+    func test16kStereoTo48kMonoSpeex() throws { try check(rate: 16_000, channels: 2, outChannels: 1, backend: .speexdsp) }
+    func test24kMonoTo48kStereoSpeex() throws { try check(rate: 24_000, channels: 1, backend: .speexdsp) }
+    func test24kStereoTo48kStereoSpeex() throws { try check(rate: 24_000, channels: 2, backend: .speexdsp) }
+    func test32kMonoTo48kStereoSpeex() throws { try check(rate: 32_000, channels: 1, backend: .speexdsp) }
+    func test32kStereoTo48kStereoSpeex() throws { try check(rate: 32_000, channels: 2, backend: .speexdsp) }
+    func test96kStereoTo48kSpeex() throws { try check(rate: 96_000, channels: 2, backend: .speexdsp) }
+    func test192kTo48kSpeex() throws { try check(rate: 192_000, channels: 1, backend: .speexdsp) }
+    func test22_05kTo44_1kEngineSpeex() throws {
+        try check(rate: 22_050, channels: 2, engineRate: 44_100, backend: .speexdsp)
+    }
+
+    // libsamplerate: other ratios, explicit qualities.
+    func test44_1kStereoTo48kStereoLibsamplerate() throws { try check(rate: 44_100, channels: 2, backend: .libsamplerate) }
+    func test22_05kMonoTo48kLibsamplerate() throws { try check(rate: 22_050, channels: 1, backend: .libsamplerate) }
+    func test16kTo44_1kEngineLibsamplerate() throws {
+        try check(rate: 16_000, channels: 1, engineRate: 44_100, backend: .libsamplerate)
+    }
+    func test44_1kBestQualityLibsamplerate() throws {
+        try check(rate: 44_100, channels: 2, quality: .sincBest, backend: .libsamplerate)
+    }
+    func test16kMediumQualityLibsamplerate() throws {
+        try check(rate: 16_000, channels: 1, quality: .sincMedium, backend: .libsamplerate)
+    }
+    func test16kBestQualityLibsamplerate() throws {
+        try check(rate: 16_000, channels: 1, quality: .sincBest, backend: .libsamplerate)
+    }
+
+    /// Drift compensation changes the ratio every block, which speexdsp
+    /// cannot do without reallocating: such sources use libsamplerate even
+    /// at voice rates (the accuracy of that path is DriftCompensationTests').
+    func testDriftCompensatedVoiceUsesLibsamplerate() throws {
+        let e = makeEngine()
+        for rate in [8_000, 16_000, 24_000, 32_000, 48_000] {
+            var sc = SourceConfig(domain: .call, sampleRate: rate, channels: 1)
+            sc.targetBufferMs = 60
+            let id = try e.addSource(sc)
+            XCTAssertEqual(e.resamplerBackend(of: id), .libsamplerate, "rate \(rate)")
+        }
+    }
+
+    /// Same rate and channels without drift compensation: no resampler.
+    func testSameRateBypassesBothBackends() throws {
+        let e = makeEngine()
+        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        XCTAssertNil(e.resamplerBackend(of: id))
+    }
+
+    /// The selection rule itself (see `Resampler`): speexdsp only for
+    /// `.sincFastest`, no drift compensation, reduced ratio terms <= 8.
+    func testBackendSelectionRule() {
+        func pick(_ rate: Int, _ engine: Int = 48_000, _ q: ResamplerQuality = .sincFastest,
+                  drift: Bool = false) -> Resampler.Backend {
+            Resampler.backend(quality: q, inputRate: rate, outputRate: engine, driftCompensation: drift)
+        }
+        for rate in [8_000, 12_000, 16_000, 24_000, 32_000, 64_000, 96_000, 192_000] {
+            XCTAssertEqual(pick(rate), .speexdsp, "rate \(rate)")
+            XCTAssertEqual(pick(rate, drift: true), .libsamplerate, "rate \(rate), drift")
+            for q in [ResamplerQuality.sincMedium, .sincBest, .linear] {
+                XCTAssertEqual(pick(rate, 48_000, q), .libsamplerate, "rate \(rate), \(q)")
+            }
+        }
+        for rate in [11_025, 22_050, 44_100, 88_200, 176_400, 8_001, 47_999] {
+            XCTAssertEqual(pick(rate), .libsamplerate, "rate \(rate)")
+        }
+        // Other engine rates: the same rule on the reduced ratio.
+        XCTAssertEqual(pick(22_050, 44_100), .speexdsp)
+        XCTAssertEqual(pick(11_025, 44_100), .speexdsp)
+        XCTAssertEqual(pick(8_000, 44_100), .libsamplerate)
+        XCTAssertEqual(pick(48_000, 16_000), .speexdsp)
+        XCTAssertEqual(pick(48_000, 8_000), .speexdsp)      // 6:1 down
+        XCTAssertEqual(pick(192_000, 8_000), .libsamplerate) // 24:1 down
+        XCTAssertEqual(pick(48_000, 48_000), .libsamplerate) // only with drift compensation
+    }
 
     /// Frames are conserved through the resampler: consumed input matches the
     /// rendered output at the rate ratio (within the filter's latency).
     func testResampledFrameAccounting() throws {
-        let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 44_100, channels: 2))
-        e.pushAll(Signal.sine(frequency: 440, rate: 44_100, frames: 8820, channels: 2), to: id, channels: 2)
-        _ = e.renderFrames(4800)
-        let s = try e.stats(for: id)
-        XCTAssertEqual(s.framesRendered, 4800)
-        XCTAssertEqual(Double(s.framesConsumed), 4800 * 44_100 / 48_000, accuracy: 200)
-        XCTAssertEqual(s.framesConsumed + UInt64(s.bufferedFrames), s.framesPushed)
+        for (rate, backend) in [(44_100, Resampler.Backend.libsamplerate), (16_000, .speexdsp)] {
+            let e = makeEngine()
+            let id = try e.addSource(SourceConfig(domain: .media, sampleRate: rate, channels: 2))
+            XCTAssertEqual(e.resamplerBackend(of: id), backend)
+            e.pushAll(Signal.sine(frequency: 440, rate: rate, frames: rate / 5, channels: 2), to: id, channels: 2)
+            _ = e.renderFrames(4800)
+            let s = try e.stats(for: id)
+            XCTAssertEqual(s.framesRendered, 4800, "rate \(rate)")
+            XCTAssertEqual(Double(s.framesConsumed), Double(4800 * rate / 48_000), accuracy: 200, "rate \(rate)")
+            XCTAssertEqual(s.framesConsumed + UInt64(s.bufferedFrames), s.framesPushed, "rate \(rate)")
+        }
     }
 }

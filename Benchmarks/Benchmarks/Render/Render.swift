@@ -1,5 +1,8 @@
 // One 10 ms render callback (480 frames, 48 kHz stereo) per iteration: the
-// RTMix engine vs. the bare libsamplerate + summation floor (RenderCases).
+// RTMix engine vs. the bare libsamplerate + summation floor, and for 8
+// sources also vs. a floor with the engine's own backends (bare speexdsp
+// for the voices + bare libsamplerate for the media + summation); see
+// RenderCases.
 //
 // The case (engine, sources, buffers, PCM) is built in `setup`, outside every
 // measurement, and warmed up. Each iteration calls feed() (push of one

@@ -1,13 +1,38 @@
 import CSampleRateFloor
+import CSpeexDSPFloor
 
-/// The floor: direct `src_process` (SRC_SINC_FASTEST) per resampled source
-/// from preallocated input, then summation into a stereo float buffer (mono
-/// duplicated, stereo added). Same-rate sources are summed directly. No
-/// rings, no gains, no limiter, no stats.
+/// The floor: the bare resampler call per resampled source from preallocated
+/// input, then summation into a stereo float buffer (mono duplicated, stereo
+/// added). Same-rate sources are summed directly. No rings, no gains, no
+/// limiter, no stats.
+///
+/// - `.libsamplerate`: `src_process` (SRC_SINC_FASTEST) for every resampled
+///   source: the floor the issue specifies.
+/// - `.engine`: the backend the engine picks for each source with its
+///   default configuration (`Resampler.backend` in RTMix: speexdsp quality 3
+///   with `skip_zeros` when the reduced ratio out:in has both terms <= 8 —
+///   the 16 kHz voices here — libsamplerate SRC_SINC_FASTEST otherwise).
 final class FloorCase: RenderCase {
+    enum Backends {
+        case libsamplerate
+        case engine
+    }
+
+    /// Mirrors `Resampler.speexQuality` (internal to RTMix).
+    static let speexQuality: Int32 = 3
+
+    /// Mirrors `Resampler.backend(quality: .sincFastest, ..., driftCompensation: false)`.
+    static func engineUsesSpeex(inputRate: Int, outputRate: Int) -> Bool {
+        guard inputRate != outputRate else { return false }
+        var a = inputRate, b = outputRate
+        while b != 0 { (a, b) = (b, a % b) }
+        return outputRate / a <= 8 && inputRate / a <= 8
+    }
+
     /// Trivial (no references): iterating costs no retain/release.
     struct Source {
-        let state: OpaquePointer?  // nil: same rate, no resampler
+        let state: OpaquePointer?  // SRC_STATE*; nil: speex or same rate
+        let speex: OpaquePointer?  // SpeexResamplerState*; nil: libsamplerate or same rate
         let pcm: UnsafeMutablePointer<Float>  // the loop's storage
         let loopFrames: Int
         let channels: Int
@@ -23,7 +48,7 @@ final class FloorCase: RenderCase {
     let shortFrames: UnsafeMutablePointer<Int>
     let output: UnsafeMutableBufferPointer<Float>
 
-    init(_ specs: [SourceSpec]) {
+    init(_ specs: [SourceSpec], backends: Backends = .libsamplerate) {
         output = .allocate(capacity: callbackFrames * outputChannels)
         output.initialize(repeating: 0)
         positions = .allocate(capacity: specs.count)
@@ -34,20 +59,31 @@ final class FloorCase: RenderCase {
         var loops: [SignalLoop] = []
         for (i, spec) in specs.enumerated() {
             // The engine case keeps ~100 ms buffered and hands the whole
-            // readable ring to src_process; offer the same window here.
+            // readable ring to the resampler; offer the same window here
+            // (speexdsp, like src_process, consumes only what the requested
+            // output needs).
             let window = spec.rate / 10
             let loop = SignalLoop(spec, index: i, tail: window)
             var state: OpaquePointer? = nil
+            var speex: OpaquePointer? = nil
             if spec.rate != outputRate {
-                var error: Int32 = 0
-                state = src_new(Int32(SRC_SINC_FASTEST), Int32(spec.channels), &error)
-                precondition(state != nil && error == 0, "src_new failed")
+                if backends == .engine && FloorCase.engineUsesSpeex(inputRate: spec.rate, outputRate: outputRate) {
+                    var error: Int32 = 0
+                    speex = speex_resampler_init(UInt32(spec.channels), UInt32(spec.rate), UInt32(outputRate),
+                                                 FloorCase.speexQuality, &error)
+                    precondition(speex != nil && error == 0, "speex_resampler_init failed")
+                    _ = speex_resampler_skip_zeros(speex)
+                } else {
+                    var error: Int32 = 0
+                    state = src_new(Int32(SRC_SINC_FASTEST), Int32(spec.channels), &error)
+                    precondition(state != nil && error == 0, "src_new failed")
+                }
             }
             let scratch = UnsafeMutablePointer<Float>.allocate(capacity: callbackFrames * spec.channels)
             scratch.initialize(repeating: 0, count: callbackFrames * spec.channels)
             loops.append(loop)
-            sources.append(Source(state: state, pcm: loop.storage.baseAddress!, loopFrames: loop.loopFrames,
-                                  channels: spec.channels,
+            sources.append(Source(state: state, speex: speex, pcm: loop.storage.baseAddress!,
+                                  loopFrames: loop.loopFrames, channels: spec.channels,
                                   ratio: Double(outputRate) / Double(spec.rate), window: window,
                                   scratch: scratch))
         }
@@ -59,6 +95,7 @@ final class FloorCase: RenderCase {
     deinit {
         for s in sources {
             if let st = s.state { src_delete(st) }
+            if let sp = s.speex { speex_resampler_destroy(sp) }
             s.scratch.deallocate()
         }
         output.deallocate()
@@ -94,6 +131,16 @@ final class FloorCase: RenderCase {
                     used = data.input_frames_used
                     input = UnsafePointer(s.scratch)
                     frames = data.output_frames_gen
+                } else if let sp = s.speex {
+                    // Lengths in frames (per channel), in and out.
+                    var inLen = UInt32(s.window)
+                    var outLen = UInt32(callbackFrames)
+                    let status = speex_resampler_process_interleaved_float(
+                        sp, UnsafePointer(s.pcm + position * s.channels), &inLen, s.scratch, &outLen)
+                    precondition(status == 0)
+                    used = Int(inLen)
+                    input = UnsafePointer(s.scratch)
+                    frames = Int(outLen)
                 } else {
                     input = UnsafePointer(s.pcm + position * s.channels)
                     frames = callbackFrames
