@@ -1,5 +1,5 @@
 # RTMix C library: build, install, uninstall. Thin wrapper; the logic is in
-# scripts/ (build-lib, install-lib, install-check). See docs/install.md.
+# scripts/ (build-lib, install-lib, install-check). See README.md ("Installing the C library").
 #
 #   make                                   release build into $(BUILD)/lib
 #   make install PREFIX=/usr/local         (DESTDIR=/staging supported)

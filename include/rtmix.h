@@ -409,7 +409,7 @@ const char *rtmix_event_name(int32_t type);
  * encodes the rules that keep RTC and media audible. The host's small
  * platform glue reports what it sees (requests, observed session changes,
  * interruptions, route changes, permission, app state) and applies the
- * actions the engine returns. See docs/session.md for the rules table and
+ * actions the engine returns. See README.md ("Audio session policy engine") for the rules table and
  * an example of iOS glue.
  *
  * Conventions of this section

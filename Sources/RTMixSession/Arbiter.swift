@@ -1,7 +1,7 @@
 // Arbiter.swift — pure functions: which configuration satisfies a set of
 // active modules, and does a given configuration satisfy them.
 //
-// Rules (see docs/session.md for the full table):
+// Rules (see README.md ("Audio session policy engine") for the full table):
 // - Recording (and an RTC call in the foreground) uses playAndRecord, never
 //   record-only (record-only silences playback).
 // - Play-only keeps the base category when it already plays.

@@ -8,7 +8,7 @@
  * a VoIP app interrupts, the first reactivation fails, the second works;
  * the microphone is muted (back to A2DP); everybody leaves.
  *
- * Build and run (see docs/session.md):
+ * Build and run (see README.md ("Audio session policy engine")):
  *   swift build --product rtmix
  *   clang -std=c99 -Wall -Wextra -Werror -I include Tests/CABI/session_scenario.c \
  *     -L .build/debug -lrtmix -Wl,-rpath,$PWD/.build/debug -o /tmp/session_scenario
