@@ -219,11 +219,30 @@ int32_t rtmix_engine_create(const rtmix_engine_config *cfg, rtmix_engine **out);
  * Thread safety: any thread, once. Real-time safe: no (frees). */
 void rtmix_engine_destroy(rtmix_engine *engine);
 
-/* Copies the engine's effective configuration into `*cfg` (up to
- * cfg->size bytes; set cfg->size first, e.g. with rtmix_engine_config_init).
+/* Copies the engine's effective configuration, with the current output
+ * format, into `*cfg` (up to cfg->size bytes; set cfg->size first, e.g.
+ * with rtmix_engine_config_init).
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, size too small).
  * Thread safety: any thread. Real-time safe: yes. */
 int32_t rtmix_engine_get_config(const rtmix_engine *engine, rtmix_engine_config *cfg);
+
+/* Changes the output sample rate and channel count of a running engine,
+ * e.g. when the route changes to a Bluetooth HFP headset (16 kHz mono) and
+ * back (the session policy engine's RECONFIGURE_ENGINE action). Sources,
+ * their ids, rings, gains and statistics are kept; their resamplers are
+ * rebuilt here (allocates, on the calling thread) and their playback
+ * restarts cleanly. Call it while the device is stopped: render calls made
+ * during the change fail with RTMIX_ERR_BAD_STATE (they never wait), and
+ * if a render call is in progress the function returns RTMIX_ERR_BAD_STATE
+ * at once (try again). Producers may keep pushing. The same format again
+ * is a no-op. rtmix_engine_get_config reports the current format.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL), RTMIX_ERR_UNSUPPORTED_FORMAT
+ * (rate outside 8000..192000, channels not 1 or 2), RTMIX_ERR_BAD_STATE,
+ * RTMIX_ERR_NO_MEMORY (nothing changed).
+ * Thread safety: control threads. Real-time safe: no; never blocks the
+ * render or producer threads. */
+int32_t rtmix_engine_set_output_format(rtmix_engine *engine, uint32_t sample_rate,
+                                       uint32_t channels);
 
 /* ------------------------------------------------------------------------ */
 /* Sources                                                                   */

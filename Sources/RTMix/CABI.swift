@@ -1,4 +1,5 @@
 import CRTMixHeader
+import Synchronization
 
 // The engine's C ABI (include/rtmix.h). Each function only converts between
 // C types and the Swift core and returns a status code; no logic lives here.
@@ -91,8 +92,17 @@ func rtmix_engine_destroy_impl(_ e: CEngine?) {
 @_cdecl("rtmix_engine_get_config") @usableFromInline
 func rtmix_engine_get_config_impl(_ e: CEngine?, _ cfg: UnsafeMutablePointer<rtmix_engine_config>?) -> Int32 {
     guard let e, let cfg else { return RTMixError.invalidArgument.code }
-    var full = CConversion.cConfig(core(e).pointee.config)
+    var current = core(e).pointee.config
+    current.sampleRate = core(e).pointee.outputRate.load(ordering: .relaxed)
+    current.channels = core(e).pointee.outputChannels.load(ordering: .relaxed)
+    var full = CConversion.cConfig(current)
     return CConversion.copyOut(&full, to: cfg, minimum: CConversion.minimumConfigSize)
+}
+
+@_cdecl("rtmix_engine_set_output_format") @usableFromInline
+func rtmix_engine_set_output_format_impl(_ e: CEngine?, _ sampleRate: UInt32, _ channels: UInt32) -> Int32 {
+    guard let e else { return RTMixError.invalidArgument.code }
+    return EngineCore.setOutputFormat(core(e), sampleRate: Int(sampleRate), channels: Int(channels))
 }
 
 // MARK: sources

@@ -55,8 +55,8 @@ public struct EngineConfig: Sendable, Equatable {
         return nil
     }
 
-    /// Frames of one gain ramp at the engine rate (at least 1).
-    var rampFrames: Int { max(1, Int((Float(sampleRate) * gainRampMs / 1000).rounded())) }
+    /// Frames of one gain ramp at `rate` (at least 1).
+    func rampFrames(at rate: Int) -> Int { max(1, Int((Float(rate) * gainRampMs / 1000).rounded())) }
 }
 
 /// Source configuration. Defaults match `rtmix_source_config_init`.

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The Swift API of the mixer. The C ABI (`rtmix.h`) is a thin layer over
 /// the same core, so both behave identically.
 ///
@@ -19,7 +21,24 @@ public final class Engine: @unchecked Sendable {
         core.deallocate()
     }
 
-    public var config: EngineConfig { core.pointee.config }
+    /// The configuration, with the current output format.
+    public var config: EngineConfig {
+        var c = core.pointee.config
+        c.sampleRate = core.pointee.outputRate.load(ordering: .relaxed)
+        c.channels = core.pointee.outputChannels.load(ordering: .relaxed)
+        return c
+    }
+
+    /// Changes the output rate and channel count of a running engine (e.g.
+    /// a route change to Bluetooth HFP at 16 kHz mono, and back). Sources,
+    /// their ids, rings and gains are kept; resamplers are rebuilt here, on
+    /// the calling thread. Call it while the device is stopped: a render
+    /// call during the change fails with `.badState` (it never waits), and
+    /// if a render is in progress this throws `.badState` — try again.
+    public func setOutputFormat(sampleRate: Int, channels: Int) throws(RTMixError) {
+        let s = EngineCore.setOutputFormat(core, sampleRate: sampleRate, channels: channels)
+        if s != 0 { throw RTMixError(code: s) }
+    }
 
     // MARK: sources (control threads)
 
@@ -110,17 +129,15 @@ public final class Engine: @unchecked Sendable {
     /// `output`, which must hold at least frames × channels samples.
     @_noLocks
     public func render(into output: UnsafeMutableBufferPointer<Float>, frames: Int) throws(RTMixError) {
-        guard let base = output.baseAddress, output.count >= frames * core.pointee.config.channels
-        else { throw .invalidArgument }
-        let s = EngineCore.render(core, into: base, frames: frames)
+        guard let base = output.baseAddress else { throw .invalidArgument }
+        let s = EngineCore.render(core, into: base, frames: frames, capacity: output.count)
         if s != 0 { throw RTMixError(code: s) }
     }
 
     @_noLocks
     public func render(into output: UnsafeMutableBufferPointer<Int16>, frames: Int) throws(RTMixError) {
-        guard let base = output.baseAddress, output.count >= frames * core.pointee.config.channels
-        else { throw .invalidArgument }
-        let s = EngineCore.renderS16(core, into: base, frames: frames)
+        guard let base = output.baseAddress else { throw .invalidArgument }
+        let s = EngineCore.renderS16(core, into: base, frames: frames, capacity: output.count)
         if s != 0 { throw RTMixError(code: s) }
     }
 }

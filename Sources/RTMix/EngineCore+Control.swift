@@ -51,7 +51,9 @@ extension EngineCore {
             let generation = UInt64(control(e).pointee.nextGeneration)
             let id64 = generation * UInt64(maxSources) + UInt64(free) + 1
             guard id64 <= UInt64(UInt32.max) else { return (RTMixError.limit.code, 0) }
-            guard let state = SourceState(config: config, engine: e.pointee.config) else {
+            let rate = e.pointee.outputRate.load(ordering: .relaxed)
+            guard let state = SourceState(config: config, engine: e.pointee.config, outputRate: rate,
+                                          rampFrames: e.pointee.config.rampFrames(at: rate)) else {
                 return (RTMixError.noMemory.code, 0)
             }
             let pointer = UnsafeMutablePointer<SourceState>.allocate(capacity: 1)
@@ -192,6 +194,83 @@ extension EngineCore {
             st.sourcesAdded = control(e).pointee.sourcesAdded
             st.sourcesRemoved = control(e).pointee.sourcesRemoved
             return st
+        }
+    }
+
+    /// Changes the output rate and channels. Holds the control lock and the
+    /// render role for the change: a render call meanwhile fails with
+    /// badState instead of waiting, and if a render is in progress this
+    /// returns badState at once. Producers keep pushing (rings and source
+    /// formats are untouched). All new resamplers are built before anything
+    /// is swapped, so a failed allocation changes nothing.
+    @usableFromInline
+    static func setOutputFormat(_ e: UnsafeMutablePointer<EngineCore>, sampleRate: Int, channels: Int) -> Int32 {
+        guard supportedRates.contains(sampleRate), supportedChannels.contains(channels) else {
+            return RTMixError.unsupportedFormat.code
+        }
+        return withControlLock(e) {
+            guard e.pointee.rendering.compareExchange(expected: false, desired: true,
+                                                      ordering: .acquiring).exchanged
+            else { return RTMixError.badState.code }
+            defer { e.pointee.rendering.store(false, ordering: .releasing) }
+            let rs = e.pointee.renderState
+            if rs.pointee.sampleRate == sampleRate && rs.pointee.channels == channels { return 0 }
+
+            // 1. New resamplers for every source the renderer may still touch.
+            let n = e.pointee.config.maxSources
+            let fresh = UnsafeMutablePointer<Resampler?>.allocate(capacity: n)
+            defer { fresh.deallocate() }
+            var built = 0
+            var failed = false
+            for i in 0..<n {
+                let state = e.pointee.slots[i].state.load(ordering: .acquiring)
+                let live = state == SlotState.active || state == SlotState.removing
+                if live, let s = e.pointee.slots[i].source.load(ordering: .acquiring),
+                   SourceState.needsResampler(sourceRate: s.pointee.sampleRate, outputRate: sampleRate,
+                                              driftCompensation: s.pointee.driftCompensation) {
+                    let r = Resampler(quality: s.pointee.resamplerQuality, channels: s.pointee.channels,
+                                      inputRate: s.pointee.sampleRate, outputRate: sampleRate,
+                                      driftCompensation: s.pointee.driftCompensation)
+                    switch r {
+                    case .none: failed = true
+                    case .some: break
+                    }
+                    (fresh + i).initialize(to: r)
+                } else {
+                    (fresh + i).initialize(to: nil)
+                }
+                built += 1
+                if failed { break }
+            }
+            if failed {
+                fresh.deinitialize(count: built)
+                return RTMixError.noMemory.code
+            }
+
+            // 2. Swap them in and restart each source's render state (a
+            // device switch is a restart: history, fades and ramps begin anew).
+            let rampFrames = e.pointee.config.rampFrames(at: sampleRate)
+            for i in 0..<n {
+                let state = e.pointee.slots[i].state.load(ordering: .acquiring)
+                if state == SlotState.active || state == SlotState.removing,
+                   let s = e.pointee.slots[i].source.load(ordering: .acquiring) {
+                    let r = s.pointee.render
+                    r.pointee.resampler = (fresh + i).move()
+                    r.pointee.gainRamp = GainRamp(initial: r.pointee.gainRamp.target, rampFrames: rampFrames)
+                    r.pointee.started = false
+                    r.pointee.starving = false
+                    r.pointee.presence = 1
+                    r.pointee.episodeMissed = 0
+                    r.pointee.smoothedLevel = -1
+                } else {
+                    (fresh + i).deinitialize(count: 1)
+                }
+            }
+            rs.pointee = EngineRenderState(config: e.pointee.config, sampleRate: sampleRate, channels: channels,
+                                           callGain: rs.pointee.callRamp.target, mediaGain: rs.pointee.mediaRamp.target)
+            e.pointee.outputRate.store(sampleRate, ordering: .relaxed)
+            e.pointee.outputChannels.store(channels, ordering: .relaxed)
+            return 0
         }
     }
 

@@ -9,8 +9,8 @@ extension EngineCore {
     /// Returns an RTMix status; on error `out` is untouched.
     @usableFromInline @_noLocks
     static func render(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Float>,
-                       frames: Int) -> Int32 {
-        let status = beginRender(e, frames: frames)
+                       frames: Int, capacity: Int = Int.max) -> Int32 {
+        let status = beginRender(e, frames: frames, capacity: capacity)
         if status != 0 { return status }
         renderClaimed(e, into: out, frames: frames)
         endRender(e)
@@ -21,23 +21,30 @@ extension EngineCore {
     /// engine's own bus first).
     @usableFromInline @_noLocks
     static func renderS16(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Int16>,
-                          frames: Int) -> Int32 {
-        let status = beginRender(e, frames: frames)
+                          frames: Int, capacity: Int = Int.max) -> Int32 {
+        let status = beginRender(e, frames: frames, capacity: capacity)
         if status != 0 { return status }
         renderClaimed(e, into: e.pointee.mix, frames: frames)
-        Mixing.convertToS16(e.pointee.mix, out, count: frames * e.pointee.config.channels)
+        Mixing.convertToS16(e.pointee.mix, out, count: frames * e.pointee.renderState.pointee.channels)
         endRender(e)
         return 0
     }
 
-    /// Validates the frame count and claims the render role.
+    /// Validates the frame count and claims the render role. `capacity`
+    /// (samples the output holds, when the caller knows it) is checked
+    /// against the output format under the role, so a concurrent format
+    /// change cannot make the render overrun the buffer.
     @_noLocks
-    static func beginRender(_ e: UnsafeMutablePointer<EngineCore>, frames: Int) -> Int32 {
+    static func beginRender(_ e: UnsafeMutablePointer<EngineCore>, frames: Int, capacity: Int) -> Int32 {
         guard frames > 0 else { return RTMixError.invalidArgument.code }
         guard frames <= e.pointee.config.maxFrames else { return RTMixError.tooManyFrames.code }
         guard e.pointee.rendering.compareExchange(expected: false, desired: true,
                                                   ordering: .acquiring).exchanged
         else { return RTMixError.badState.code }
+        if capacity < frames * e.pointee.renderState.pointee.channels {
+            endRender(e)
+            return RTMixError.invalidArgument.code
+        }
         return 0
     }
 
@@ -54,8 +61,8 @@ extension EngineCore {
         e.pointee.renderSeq.wrappingAdd(1, ordering: .sequentiallyConsistent)
         let start: UInt64 = _unsafePerformance { rtmix_support_monotonic_ns() }
 
-        let channels = e.pointee.config.channels
         let rs = e.pointee.renderState
+        let channels = rs.pointee.channels
         out.update(repeating: 0, count: frames * channels)
 
         let maxFrames = e.pointee.config.maxFrames
@@ -79,7 +86,7 @@ extension EngineCore {
                                    into: out, outChannels: channels, frames: frames,
                                    domainGain: isCall ? callGain : mediaGain,
                                    domainCurve: isCall ? callCurve : mediaCurve,
-                                   fadeFrames: e.pointee.fadeFrames)
+                                   fadeFrames: rs.pointee.fadeFrames)
             underruns += result.underrunFrames
             reportSourceEvents(e, source, id: slot.pointee.id.load(ordering: .relaxed), result, frameTime: frameTime)
             if result.fadedOut {
@@ -109,7 +116,7 @@ extension EngineCore {
         e.pointee.renderNsLast.set(elapsed)
         if elapsed > e.pointee.renderNsMax.read() { e.pointee.renderNsMax.set(elapsed) }
         e.pointee.renderTimes.record(elapsed)
-        if elapsed > UInt64(frames) * 500_000_000 / UInt64(e.pointee.config.sampleRate) {
+        if elapsed > UInt64(frames) * 500_000_000 / UInt64(rs.pointee.sampleRate) {
             e.pointee.events.post(.renderSlow, source: 0, frameTime: frameTime,
                                   value: Int64(elapsed))
         }
@@ -197,7 +204,7 @@ extension EngineCore {
         var secondFrames = 0
         var bypassRead = 0
         let isBypass: Bool
-        switch s.pointee.resampler {
+        switch r.pointee.resampler {
         case .none:
             isBypass = true
             let regions = s.pointee.ring.readableRegions(maxFrames: frames)

@@ -10,9 +10,10 @@ import Synchronization
 @usableFromInline
 struct EngineCore: ~Copyable {
     @usableFromInline let config: EngineConfig
-    @usableFromInline let rampFrames: Int
-    /// Underrun fade length in output frames (2 ms).
-    @usableFromInline let fadeFrames: Int
+    /// The current output format, for any thread (the renderer uses its own
+    /// copy in `renderState`); changed only by `setOutputFormat`.
+    @usableFromInline let outputRate: Atomic<Int>
+    @usableFromInline let outputChannels: Atomic<Int>
     @usableFromInline let slots: UnsafeMutablePointer<SourceSlot>
     @usableFromInline let slotControl: UnsafeMutablePointer<SlotControl>
     /// maxFrames × channels: the mix bus.
@@ -53,23 +54,23 @@ struct EngineCore: ~Copyable {
         guard let lock = rtmix_support_mutex_create() else { return nil }
         controlLock = lock
         self.config = config
-        rampFrames = config.rampFrames
-        fadeFrames = max(1, config.sampleRate / 500)
+        outputRate = Atomic(config.sampleRate)
+        outputChannels = Atomic(config.channels)
         slots = .allocate(capacity: config.maxSources)
         for i in 0..<config.maxSources { (slots + i).initialize(to: SourceSlot()) }
         slotControl = .allocate(capacity: config.maxSources)
         slotControl.initialize(repeating: SlotControl(), count: config.maxSources)
-        mix = .allocate(capacity: config.maxFrames * config.channels)
-        mix.initialize(repeating: 0, count: config.maxFrames * config.channels)
+        // Sized for stereo whatever the current format: the output format
+        // may change later (setOutputFormat) without allocating here.
+        mix = .allocate(capacity: config.maxFrames * 2)
+        mix.initialize(repeating: 0, count: config.maxFrames * 2)
         domainCurves = .allocate(capacity: 2 * config.maxFrames)
         domainCurves.initialize(repeating: 1, count: 2 * config.maxFrames)
         callGainTarget = AtomicFloat(1)
         mediaGainTarget = AtomicFloat(1)
         renderState = .allocate(capacity: 1)
-        renderState.initialize(to: EngineRenderState(
-            callRamp: GainRamp(initial: 1, rampFrames: config.rampFrames),
-            mediaRamp: GainRamp(initial: 1, rampFrames: config.rampFrames),
-            limiter: Limiter(thresholdDb: config.limiterThresholdDb, sampleRate: config.sampleRate)))
+        renderState.initialize(to: EngineRenderState(config: config, sampleRate: config.sampleRate,
+                                                     channels: config.channels, callGain: 1, mediaGain: 1))
         controlState = .allocate(capacity: 1)
         controlState.initialize(to: EngineControlState())
     }
@@ -92,12 +93,29 @@ struct EngineCore: ~Copyable {
     }
 }
 
-/// The engine state only the render thread reads and writes.
+/// The engine state only the render thread reads and writes (and a control
+/// thread while it holds the render role, see `setOutputFormat`).
 @usableFromInline
 struct EngineRenderState {
+    /// Output format.
+    @usableFromInline var sampleRate: Int
+    @usableFromInline var channels: Int
+    @usableFromInline var rampFrames: Int
+    /// Underrun fade length in output frames (2 ms).
+    @usableFromInline var fadeFrames: Int
     @usableFromInline var callRamp: GainRamp
     @usableFromInline var mediaRamp: GainRamp
     @usableFromInline var limiter: Limiter
+
+    init(config: EngineConfig, sampleRate: Int, channels: Int, callGain: Float, mediaGain: Float) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        rampFrames = config.rampFrames(at: sampleRate)
+        fadeFrames = max(1, sampleRate / 500)
+        callRamp = GainRamp(initial: callGain, rampFrames: rampFrames)
+        mediaRamp = GainRamp(initial: mediaGain, rampFrames: rampFrames)
+        limiter = Limiter(thresholdDb: config.limiterThresholdDb, sampleRate: sampleRate)
+    }
 }
 
 /// The engine state only control threads touch, under the control lock.

@@ -4,8 +4,9 @@
 /// Ownership by field:
 /// - producer thread: the write side of `ring`, `framesPushed`,
 ///   `framesRejected`, `nonfinitePushed`;
-/// - render thread: the read side of `ring`, `resampler`, `scratch`,
-///   `gainCurve`, everything in `render` and the render counters;
+/// - render thread: the read side of `ring`, `scratch`, `gainCurve`,
+///   everything in `render` (including the resampler) and the render
+///   counters;
 /// - control threads (under the engine's control lock): `targetGain`,
 ///   `requestedGain`, `muted` (read by the renderer).
 @usableFromInline
@@ -16,9 +17,9 @@ struct SourceState: ~Copyable {
     @usableFromInline let sampleRate: Int
     @usableFromInline let channels: Int
     @usableFromInline let ring: SPSCRing
-    /// nil when the source's rate equals the engine's and drift
-    /// compensation is off (bypass).
-    @usableFromInline let resampler: Resampler?
+    /// Resampler parameters, kept to rebuild it when the output format changes.
+    @usableFromInline let resamplerQuality: ResamplerQuality
+    @usableFromInline let driftCompensation: Bool
     /// Drift compensation target in source frames (0 = off).
     @usableFromInline let driftTargetFrames: Double
     /// maxFrames × channels floats: resampler output.
@@ -47,25 +48,30 @@ struct SourceState: ~Copyable {
     /// Current drift correction in ppm (positive: consuming faster).
     @usableFromInline let driftPpm = AtomicFloat(0)
 
-    /// Returns nil when an allocation fails.
-    init?(config: SourceConfig, engine: EngineConfig) {
+    /// Returns nil when an allocation fails. `outputRate` and `rampFrames`
+    /// are the engine's current output format.
+    init?(config: SourceConfig, engine: EngineConfig, outputRate: Int, rampFrames: Int) {
         domain = config.domain
         isCall = config.domain == .call
         sampleRate = config.sampleRate
         channels = config.channels
+        resamplerQuality = engine.resamplerQuality
+        driftCompensation = config.targetBufferMs > 0
         driftTargetFrames = Double(config.sampleRate) * Double(config.targetBufferMs) / 1000
-        if config.sampleRate == engine.sampleRate && config.targetBufferMs == 0 {
-            resampler = nil
-        } else {
+        let resampler: Resampler?
+        if SourceState.needsResampler(sourceRate: config.sampleRate, outputRate: outputRate,
+                                      driftCompensation: driftCompensation) {
             // Backend (speexdsp or libsamplerate) chosen by the resampler
             // from quality, rates and drift compensation: see Resampler.
             resampler = Resampler(quality: engine.resamplerQuality, channels: config.channels,
-                                  inputRate: config.sampleRate, outputRate: engine.sampleRate,
-                                  driftCompensation: config.targetBufferMs > 0)
+                                  inputRate: config.sampleRate, outputRate: outputRate,
+                                  driftCompensation: driftCompensation)
             switch resampler {
             case .none: return nil
             case .some: break
             }
+        } else {
+            resampler = nil
         }
         ring = SPSCRing(capacityFrames: config.ringCapacityFrames, channels: config.channels)
         scratch = .allocate(capacity: engine.maxFrames * config.channels)
@@ -73,23 +79,33 @@ struct SourceState: ~Copyable {
         gainCurve = .allocate(capacity: engine.maxFrames)
         gainCurve.initialize(repeating: 0, count: engine.maxFrames)
         render = .allocate(capacity: 1)
-        render.initialize(to: SourceRenderState(gainRamp: GainRamp(initial: config.gain, rampFrames: engine.rampFrames)))
+        render.initialize(to: SourceRenderState(gainRamp: GainRamp(initial: config.gain, rampFrames: rampFrames),
+                                                resampler: resampler))
         targetGain = AtomicFloat(config.gain)
         requestedGain = AtomicFloat(config.gain)
         muted = AtomicFloat(0)
     }
 
+    /// Same rate and no drift compensation: the ring is read directly (bypass).
+    static func needsResampler(sourceRate: Int, outputRate: Int, driftCompensation: Bool) -> Bool {
+        sourceRate != outputRate || driftCompensation
+    }
+
     deinit {
+        render.deinitialize(count: 1)
         render.deallocate()
         scratch.deallocate()
         gainCurve.deallocate()
     }
 }
 
-/// The part of a source only the render thread reads and writes.
+/// The part of a source only the render thread reads and writes (and a
+/// control thread while it holds the render role, see `setOutputFormat`).
 @usableFromInline
-struct SourceRenderState {
+struct SourceRenderState: ~Copyable {
     @usableFromInline var gainRamp: GainRamp
+    /// nil: the source bypasses resampling (same rate, no drift compensation).
+    var resampler: Resampler?
     /// Underrun fade level; starts at 1 so the first data plays unfaded
     /// (bit-exact), falls to 0 in an underrun, fades back in on resume.
     @usableFromInline var presence: Float = 1
@@ -107,4 +123,9 @@ struct SourceRenderState {
     /// current correction (fraction; +0.001 = consume 1000 ppm faster).
     @usableFromInline var smoothedLevel: Double = -1
     @usableFromInline var driftCorrection: Double = 0
+
+    init(gainRamp: GainRamp, resampler: consuming Resampler?) {
+        self.gainRamp = gainRamp
+        self.resampler = resampler
+    }
 }

@@ -1191,6 +1191,47 @@ static void test_events(void) {
     rtmix_engine_destroy(e);
 }
 
+static void test_output_format(void) {
+    rtmix_engine *e = make_engine(48000, 2, 4096, 4);
+    rtmix_engine_config got;
+    rtmix_source_id s;
+    static float f[4800 * 2];
+    static float out[4096 * 2];
+    int i;
+
+    SECTION("output_format");
+    for (i = 0; i < 4800 * 2; i++) f[i] = 0.25f;
+    s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 0);
+    CHECK_ST(rtmix_source_push_f32(e, s, f, 4800, NULL), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    /* Route change to Bluetooth HFP: 16 kHz mono. */
+    CHECK_ST(rtmix_engine_set_output_format(e, 16000, 1), RTMIX_OK);
+    rtmix_engine_config_init(&got);
+    CHECK_ST(rtmix_engine_get_config(e, &got), RTMIX_OK);
+    CHECK_U64(got.sample_rate, 16000);
+    CHECK_U64(got.channels, 1);
+    for (i = 0; i < 5; i++) CHECK_ST(rtmix_render_f32(e, out, 160), RTMIX_OK); /* 4320 frames left: enough */
+    CHECK(fabsf(out[100] - 0.25f) < 0.001f); /* a constant survives resampling */
+    /* Bad input changes nothing. */
+    CHECK_ST(rtmix_engine_set_output_format(e, 7999, 1), RTMIX_ERR_UNSUPPORTED_FORMAT);
+    CHECK_ST(rtmix_engine_set_output_format(e, 16000, 3), RTMIX_ERR_UNSUPPORTED_FORMAT);
+    CHECK_ST(rtmix_engine_set_output_format(NULL, 16000, 1), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_engine_get_config(e, &got), RTMIX_OK);
+    CHECK_U64(got.sample_rate, 16000);
+    /* And back. */
+    CHECK_ST(rtmix_engine_set_output_format(e, 48000, 2), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK); /* drains the rest */
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    CHECK_ST(rtmix_engine_set_output_format(e, 16000, 2), RTMIX_OK); /* restart: no fade-in pending */
+    CHECK_ST(rtmix_engine_set_output_format(e, 48000, 2), RTMIX_OK);
+    CHECK_ST(rtmix_source_push_f32(e, s, f, 480, NULL), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    CHECK(out[0] == 0.25f && out[1] == 0.25f); /* bypass again: bit-exact */
+    rtmix_engine_destroy(e);
+}
+
 int main(void) {
     test_version_and_status();
     test_config_init();
@@ -1208,6 +1249,7 @@ int main(void) {
     test_stats();
     test_lockstep();
     test_events();
+    test_output_format();
     printf("engine_api: %d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
 }

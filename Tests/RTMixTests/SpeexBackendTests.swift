@@ -7,7 +7,7 @@ extension Engine {
     func resamplerBackend(of id: SourceID) -> Resampler.Backend? {
         EngineCore.withControlLock(core) { () -> Resampler.Backend? in
             guard let s = EngineCore.lookup(core, id.rawValue) else { return nil }
-            switch s.pointee.resampler {
+            switch s.pointee.render.pointee.resampler {
             case .none: return nil
             case .some(let r): return r.backend
             }
@@ -18,7 +18,7 @@ extension Engine {
     func resamplerInputLatency(of id: SourceID) -> Int? {
         EngineCore.withControlLock(core) { () -> Int? in
             guard let s = EngineCore.lookup(core, id.rawValue) else { return nil }
-            switch s.pointee.resampler {
+            switch s.pointee.render.pointee.resampler {
             case .none: return nil
             case .some(let r): return r.inputLatencyFrames
             }
