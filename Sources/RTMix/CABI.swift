@@ -50,18 +50,12 @@ func rtmix_source_config_init_impl(_ cfg: UnsafeMutablePointer<rtmix_source_conf
 
 @_cdecl("rtmix_engine_stats_init") @usableFromInline
 func rtmix_engine_stats_init_impl(_ s: UnsafeMutablePointer<rtmix_engine_stats>?) -> Int32 {
-    guard let s else { return RTMixError.invalidArgument.code }
-    s.pointee = rtmix_engine_stats()
-    s.pointee.size = UInt32(MemoryLayout<rtmix_engine_stats>.size)
-    return 0
+    CConversion.initEmpty(s, rtmix_engine_stats())
 }
 
 @_cdecl("rtmix_source_stats_init") @usableFromInline
 func rtmix_source_stats_init_impl(_ s: UnsafeMutablePointer<rtmix_source_stats>?) -> Int32 {
-    guard let s else { return RTMixError.invalidArgument.code }
-    s.pointee = rtmix_source_stats()
-    s.pointee.size = UInt32(MemoryLayout<rtmix_source_stats>.size)
-    return 0
+    CConversion.initEmpty(s, rtmix_source_stats())
 }
 
 // MARK: engine
@@ -218,10 +212,7 @@ func rtmix_source_get_stats_impl(_ e: CEngine?, _ id: UInt32,
 
 @_cdecl("rtmix_event_init") @usableFromInline
 func rtmix_event_init_impl(_ ev: UnsafeMutablePointer<rtmix_event>?) -> Int32 {
-    guard let ev else { return RTMixError.invalidArgument.code }
-    ev.pointee = rtmix_event()
-    ev.pointee.size = UInt32(MemoryLayout<rtmix_event>.size)
-    return 0
+    CConversion.initEmpty(ev, rtmix_event())
 }
 
 @_cdecl("rtmix_engine_next_event") @usableFromInline

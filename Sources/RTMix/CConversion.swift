@@ -104,6 +104,14 @@ enum CConversion {
         return r
     }
 
+    /// `*_init` of an output struct: all zero but `size` (the first field).
+    static func initEmpty<T>(_ p: UnsafeMutablePointer<T>?, _ empty: T) -> Int32 {
+        guard let p else { return RTMixError.invalidArgument.code }
+        p.pointee = empty
+        UnsafeMutableRawPointer(p).storeBytes(of: UInt32(MemoryLayout<T>.size), as: UInt32.self)
+        return 0
+    }
+
     /// Reads a caller's input struct: at most `size` bytes of it (an older
     /// caller's struct is shorter than ours), the rest from `defaults`.
     /// nil when `size` is below `minimum` (the version-0 size).
