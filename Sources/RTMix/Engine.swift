@@ -91,8 +91,8 @@ public final class Engine: @unchecked Sendable {
     // MARK: producer thread (real-time safe)
 
     /// Pushes interleaved frames; returns how many frames fit (fewer than
-    /// given when the ring is full). `samples.count` must be a multiple of
-    /// the source's channel count.
+    /// given when the ring is full). `channels` must be the source's channel
+    /// count (else `.invalidArgument`) and `samples.count` a multiple of it.
     @discardableResult @_noLocks
     public func push(_ samples: UnsafeBufferPointer<Float>, to id: SourceID, channels: Int) throws(RTMixError) -> Int {
         try pushRaw(samples.baseAddress, count: samples.count, channels: channels, format: .f32, id: id)
@@ -109,7 +109,7 @@ public final class Engine: @unchecked Sendable {
         guard let base, channels > 0, count % channels == 0 else { throw .invalidArgument }
         var accepted = 0
         let s = EngineCore.push(core, id: id.rawValue, samples: base, format: format,
-                                frames: count / channels, accepted: &accepted)
+                                frames: count / channels, callerChannels: channels, accepted: &accepted)
         if s != 0 && s != RTMixError.bufferFull.code { throw RTMixError(code: s) }
         return accepted
     }

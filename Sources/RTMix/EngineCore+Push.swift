@@ -12,13 +12,17 @@ extension EngineCore {
     /// invalidArgument / notFound / bufferFull (the fitting part was written).
     @usableFromInline @_noLocks
     static func push(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32, samples: UnsafeRawPointer,
-                     format: SampleFormat, frames: Int, accepted: inout Int) -> Int32 {
+                     format: SampleFormat, frames: Int, callerChannels: Int = 0, accepted: inout Int) -> Int32 {
         accepted = 0
         guard frames > 0 else { return RTMixError.invalidArgument.code }
         guard let (slot, s) = pin(e, id: id) else { return RTMixError.notFound.code }
         defer { unpin(slot) }
 
         let channels = s.pointee.channels
+        // A caller that states its channel count (the Swift API, whose buffer
+        // holds frames × callerChannels samples) must match the source, or
+        // the copy below would read past its buffer.
+        if callerChannels != 0 && callerChannels != channels { return RTMixError.invalidArgument.code }
         let regions = s.pointee.ring.writableRegions(maxFrames: frames)
         var nonfinite = 0
         switch format {

@@ -86,3 +86,22 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual("\(RTMixError.message(for: 1))", "unknown status")
     }
 }
+
+final class PushChannelMismatchTests: XCTestCase {
+    /// The Swift API never reads past the caller's buffer: a channel count
+    /// that does not match the source is refused.
+    func testChannelMismatchIsRefused() throws {
+        let e = makeEngine()
+        let stereo = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let mono = try e.addSource(SourceConfig(domain: .call, sampleRate: 16_000, channels: 1))
+        let x = [Float](repeating: 0.1, count: 64)
+        XCTAssertThrowsError(try x.withUnsafeBufferPointer { try e.push($0, to: stereo, channels: 1) }) {
+            XCTAssertEqual($0 as? RTMixError, .invalidArgument)
+        }
+        XCTAssertThrowsError(try x.withUnsafeBufferPointer { try e.push($0, to: mono, channels: 2) }) {
+            XCTAssertEqual($0 as? RTMixError, .invalidArgument)
+        }
+        XCTAssertEqual(try e.stats(for: stereo).framesPushed, 0)
+        XCTAssertEqual(try x.withUnsafeBufferPointer { try e.push($0, to: stereo, channels: 2) }, 32)
+    }
+}
