@@ -713,7 +713,9 @@ typedef struct rtmix_session_route {
     uint32_t output;          /* rtmix_session_port of the new route */
     uint32_t previous_output; /* rtmix_session_port of the previous route;
                                  UNKNOWN = the last route reported */
-    uint32_t sample_rate;     /* hardware rate in Hz, 0 = unknown */
+    uint32_t sample_rate;     /* hardware rate in Hz, 0 = unknown; for an
+                                 HFP output, a value outside 8000..48000 is
+                                 treated as unknown (hfp_sample_rate) */
     uint32_t flags;           /* RTMIX_SESSION_ROUTE_* */
     uint32_t category;        /* with RTMIX_SESSION_ROUTE_HAS_CONFIG: the */
     uint32_t mode;            /* session's current configuration; checked */

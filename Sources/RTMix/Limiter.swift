@@ -11,7 +11,7 @@ import CRTMixSupport
 /// 2. A soft clipper that catches what the attack lets through: identity up
 ///    to the threshold T, then T + k·u/(1+u) with k = 1 − T and
 ///    u = (|x| − T)/k. It is continuous with a continuous first derivative
-///    at T and never reaches 1.0.
+///    at T and reaches 1.0 only in the limit (a sample of ±Float.max).
 /// Non-finite samples are replaced by 0 and counted.
 @usableFromInline
 struct Limiter {
@@ -47,8 +47,10 @@ struct Limiter {
     func softClip(_ y: Float) -> Float {
         let a = y.magnitude
         if a <= threshold { return y }
+        // u/(1+u) written as 1 − 1/(1+u): a huge finite sample makes u
+        // overflow to +Inf, and Inf/Inf would be NaN; 1/(1+Inf) is 0.
         let u = (a - threshold) / knee
-        let shaped = threshold + knee * (u / (1 + u))
+        let shaped = threshold + knee * (1 - 1 / (1 + u))
         return y < 0 ? -shaped : shaped
     }
 

@@ -70,7 +70,10 @@ extension SessionEngine {
             emit(.pauseMedia)
         }
         if route.output == .bluetoothHFP {
-            let rate = route.sampleRate != 0 ? route.sampleRate : settings.defaultHFPSampleRate
+            // A reported rate outside what HFP/LE audio uses (8–48 kHz) is a
+            // glitch of the report, not a format the mixer could take.
+            let reported = route.sampleRate
+            let rate = (8_000...48_000).contains(reported) ? reported : settings.defaultHFPSampleRate
             reconfigureEngine(sampleRate: rate, channels: 1)
         } else {
             reconfigureEngine(sampleRate: settings.engineSampleRate, channels: settings.engineChannels)

@@ -45,6 +45,22 @@ final class RouteScenarioTests: XCTestCase {
         expect(e, actions: [at(0, .reconfigureEngine(sampleRate: 24000, channels: 1))])
     }
 
+    /// A reported HFP rate the mixer could not take (found by fuzzing:
+    /// Fuzz/Crashes/FuzzSessionC/hfp-route-rate-out-of-range) is treated as
+    /// unknown.
+    func testHFPWithImplausibleReportedRateUsesDefault() throws {
+        let e = makeEngine { $0.defaultHFPSampleRate = 16000 }
+        e.routeChanged(RouteChange(reason: .newDeviceAvailable,
+                                   route: RouteInfo(output: .bluetoothHFP, sampleRate: 1)), now: 0)
+        e.routeChanged(RouteChange(reason: .newDeviceAvailable,
+                                   route: RouteInfo(output: .bluetoothA2DP, sampleRate: 48000)), now: 5)
+        e.routeChanged(RouteChange(reason: .newDeviceAvailable,
+                                   route: RouteInfo(output: .bluetoothHFP, sampleRate: 134_163_811)), now: 10)
+        expect(e, actions: [at(0, .reconfigureEngine(sampleRate: 16000, channels: 1)),
+                            at(5, .reconfigureEngine(sampleRate: 48000, channels: 2)),
+                            at(10, .reconfigureEngine(sampleRate: 16000, channels: 1))])
+    }
+
     // Headphones unplugged during media.
     func testHeadphonesUnpluggedPausesMedia() throws {
         let e = makeEngine()

@@ -75,6 +75,23 @@ final class LimiterTests: XCTestCase {
         XCTAssertTrue(out.allSatisfy { $0.isFinite && abs($0) < 1 })
     }
 
+    /// A single source at ±Float.greatestFiniteMagnitude (finite, so the push
+    /// accepts it) still renders finite output within [-1, 1]. Found by
+    /// fuzzing (Fuzz/Crashes/FuzzEngineC/render-nan-greatest-finite-swift-api).
+    func testGreatestFiniteInputStaysFiniteAndBounded() throws {
+        let e = makeEngine()
+        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        var x = Signal.constant(Float.greatestFiniteMagnitude, frames: 480, channels: 2)
+        for i in stride(from: 1, to: x.count, by: 4) { x[i] = -Float.greatestFiniteMagnitude }
+        e.pushAll(x, to: id, channels: 2)
+        let out = e.renderFrames(480)
+        XCTAssertTrue(out.allSatisfy { $0.isFinite && $0 >= -1 && $0 <= 1 })
+        var s16 = [Int16](repeating: 0, count: 960)
+        e.pushAll(x, to: id, channels: 2)
+        try s16.withUnsafeMutableBufferPointer { try e.render(into: $0, frames: 480) }
+        XCTAssertTrue(s16.contains(32767) || s16.contains { $0 > 30_000 })
+    }
+
     func testSoftClipIsContinuousAndBounded() {
         let l = Limiter(thresholdDb: -1, sampleRate: 48_000)
         var previous = l.softClip(0)
