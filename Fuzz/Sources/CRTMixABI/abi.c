@@ -1,0 +1,2 @@
+/* Intentionally empty: CRTMixABI only provides its header to Swift. */
+#include "rtmix_fuzz_abi.h"
