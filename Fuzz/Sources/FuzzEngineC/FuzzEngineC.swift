@@ -98,25 +98,6 @@ let sizeofStats = MemoryLayout<rtmix_engine_stats>.size
 let sizeofSourceStats = MemoryLayout<rtmix_source_stats>.size
 let sizeofEvent = MemoryLayout<rtmix_event>.size
 
-/// A struct of type T inside a zeroed buffer of `max(claimed size, sizeof)`
-/// bytes, so a `size` field larger than the struct never lies about the
-/// memory behind the pointer.
-final class SizedStruct<T> {
-    let raw: UnsafeMutableRawPointer
-    let bytes: Int
-    init(_ value: T, size: UInt32) {
-        bytes = max(Int(size), MemoryLayout<T>.size)
-        raw = .allocate(byteCount: bytes, alignment: 16)
-        raw.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
-        raw.storeBytes(of: value, as: T.self)
-        raw.storeBytes(of: size, as: UInt32.self)
-    }
-    deinit { raw.deallocate() }
-    var pointer: UnsafeMutablePointer<T> { raw.assumingMemoryBound(to: T.self) }
-    var value: T { raw.load(as: T.self) }
-    var size: UInt32 { raw.load(as: UInt32.self) }
-}
-
 /// A struct `size`: mostly the real one, sometimes too small, sometimes a
 /// newer (larger) caller's. Capped at 4096 (the buffer really has it).
 func fuzzSize(_ r: inout FuzzReader, real: Int, minimum: Int) -> UInt32 {

@@ -29,22 +29,6 @@ let sizeofAction = MemoryLayout<rtmix_session_action>.size
 let sizeofAlarm = MemoryLayout<rtmix_session_alarm>.size
 let sizeofState = MemoryLayout<rtmix_session_state>.size
 
-/// A struct inside a zeroed buffer of max(claimed size, sizeof) bytes.
-final class Boxed<T> {
-    let raw: UnsafeMutableRawPointer
-    init(_ value: T, size: UInt32) {
-        let bytes = max(Int(size), MemoryLayout<T>.size)
-        raw = .allocate(byteCount: bytes, alignment: 16)
-        raw.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
-        raw.storeBytes(of: value, as: T.self)
-        raw.storeBytes(of: size, as: UInt32.self)
-    }
-    deinit { raw.deallocate() }
-    var pointer: UnsafeMutablePointer<T> { raw.assumingMemoryBound(to: T.self) }
-    var value: T { raw.load(as: T.self) }
-    var size: UInt32 { raw.load(as: UInt32.self) }
-}
-
 func fuzzStructSize(_ r: inout FuzzReader, real: Int, minimum: Int) -> UInt32 {
     switch r.u8() % 12 {
     case 0: return 0
@@ -178,7 +162,7 @@ final class SessionProgram {
         if mask & 1 << 15 != 0 { st.max_modules = r.pick([0, 1, 2, 1024, 1025, 3]) { $0.u32() } }
         if mask & 1 << 16 != 0 { st.queue_capacity = r.pick([15, 16, 17, 65536, 65537, 0]) { $0.u32() } }
         let size = mask & 1 << 17 != 0 ? fuzzStructSize(&r, real: sizeofSettings, minimum: 72) : UInt32(sizeofSettings)
-        let boxed = Boxed(st, size: size)
+        let boxed = SizedStruct(st, size: size)
         let v = boxed.value
         // Fields past `size` take their defaults.
         var eff = rtmix_session_settings()
@@ -305,7 +289,7 @@ final class SessionProgram {
         c.mode = r.pick([0, 1, 2, 3, 4, 5, 6, 7, 8]) { $0.u32() }
         c.options = r.pick([0, 1, 2, 4, 8, 0x11, 0x20, 0x40, 0x25, 0x80]) { $0.u32() }
         let size = fuzzStructSize(&r, real: sizeofSConfig, minimum: 16)
-        let boxed = Boxed(c, size: size)
+        let boxed = SizedStruct(c, size: size)
         let t = now()
         guard let session else {
             check(rtmix_session_observe_config(nil, id, boxed.pointer, t) == -1, "observe(NULL)")
@@ -334,7 +318,7 @@ final class SessionProgram {
         if avoidKnownBugs && rt.output == 5 && rt.sample_rate != 0 && !(8000...48000).contains(rt.sample_rate) {
             rt.sample_rate = 16000  // known bug: Fuzz/Crashes/FuzzSessionC/hfp-route-rate-out-of-range
         }
-        let boxed = Boxed(rt, size: size)
+        let boxed = SizedStruct(rt, size: size)
         let t = now()
         guard let session else { check(rtmix_session_route_changed(nil, boxed.pointer, t) == -1, "route(NULL)"); return }
         let s = rtmix_session_route_changed(session, boxed.pointer, t)
@@ -348,7 +332,7 @@ final class SessionProgram {
         var a = rtmix_session_action()
         checkStatus(rtmix_session_action_init(&a), [0], "action_init")
         check(a.size == UInt32(sizeofAction) && a.kind == 0, "action_init")
-        let boxed = Boxed(a, size: size)
+        let boxed = SizedStruct(a, size: size)
         var k = 0
         while k < limit {
             k += 1
@@ -381,7 +365,7 @@ final class SessionProgram {
         let size = r.u8() % 8 == 0 ? fuzzStructSize(&r, real: sizeofAlarm, minimum: 32) : UInt32(sizeofAlarm)
         var a = rtmix_session_alarm()
         checkStatus(rtmix_session_alarm_init(&a), [0], "alarm_init")
-        let boxed = Boxed(a, size: size)
+        let boxed = SizedStruct(a, size: size)
         var k = 0
         while k < limit {
             k += 1
@@ -403,7 +387,7 @@ final class SessionProgram {
         let size = r.u8() % 8 == 0 ? fuzzStructSize(&r, real: sizeofState, minimum: 60) : UInt32(sizeofState)
         var st = rtmix_session_state()
         checkStatus(rtmix_session_state_init(&st), [0], "state_init")
-        let boxed = Boxed(st, size: size)
+        let boxed = SizedStruct(st, size: size)
         guard let session else { check(rtmix_session_get_state(nil, boxed.pointer) == -1, "get_state(NULL)"); return }
         let s = rtmix_session_get_state(session, boxed.pointer)
         checkStatus(s, size < 60 ? [-1] : [0], "get_state(size \(size))")
@@ -452,7 +436,7 @@ final class SessionProgram {
             c.mode = r.u32() % 10
             c.options = r.u32()
             let size = fuzzStructSize(&r, real: sizeofSConfig, minimum: 16)
-            let boxed = Boxed(c, size: size)
+            let boxed = SizedStruct(c, size: size)
             var problems: UInt32 = 0
             var invalid: UInt32 = 0
             let s = r.bool() ? rtmix_session_check_config(boxed.pointer, &problems, nil)

@@ -109,3 +109,22 @@ public let avoidKnownBugs: Bool = {
     guard let v = getenv("RTMIX_FUZZ_AVOID_KNOWN") else { return false }
     return String(cString: v) == "1"
 }()
+
+/// A struct of type T inside a zeroed buffer of `max(claimed size, sizeof)`
+/// bytes, so a `size` field larger than the struct never lies about the
+/// memory behind the pointer.
+public final class SizedStruct<T> {
+    public let raw: UnsafeMutableRawPointer
+    public let bytes: Int
+    public init(_ value: T, size: UInt32) {
+        bytes = max(Int(size), MemoryLayout<T>.size)
+        raw = .allocate(byteCount: bytes, alignment: 16)
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        raw.storeBytes(of: value, as: T.self)
+        raw.storeBytes(of: size, as: UInt32.self)
+    }
+    deinit { raw.deallocate() }
+    public var pointer: UnsafeMutablePointer<T> { raw.assumingMemoryBound(to: T.self) }
+    public var value: T { raw.load(as: T.self) }
+    public var size: UInt32 { raw.load(as: UInt32.self) }
+}
