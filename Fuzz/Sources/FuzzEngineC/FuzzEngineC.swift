@@ -98,18 +98,6 @@ let sizeofStats = MemoryLayout<rtmix_engine_stats>.size
 let sizeofSourceStats = MemoryLayout<rtmix_source_stats>.size
 let sizeofEvent = MemoryLayout<rtmix_event>.size
 
-/// A struct `size`: mostly the real one, sometimes too small, sometimes a
-/// newer (larger) caller's. Capped at 4096 (the buffer really has it).
-func fuzzSize(_ r: inout FuzzReader, real: Int, minimum: Int) -> UInt32 {
-    switch r.u8() % 10 {
-    case 0: return 0
-    case 1: return UInt32(minimum - 1)
-    case 2: return UInt32(minimum)
-    case 3: return UInt32(real + 8)
-    case 4: return UInt32(r.u16() % 4096)
-    default: return UInt32(real)
-    }
-}
 
 let rateTable: [UInt32] = [48000, 44100, 16000, 8000, 192000, 32000, 24000, 22050, 11025, 12000, 96000, 64000,
                            88200, 7999, 192001, 0, UInt32.max, 1, 47999]

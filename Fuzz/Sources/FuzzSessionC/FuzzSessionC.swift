@@ -29,16 +29,6 @@ let sizeofAction = MemoryLayout<rtmix_session_action>.size
 let sizeofAlarm = MemoryLayout<rtmix_session_alarm>.size
 let sizeofState = MemoryLayout<rtmix_session_state>.size
 
-func fuzzStructSize(_ r: inout FuzzReader, real: Int, minimum: Int) -> UInt32 {
-    switch r.u8() % 12 {
-    case 0: return 0
-    case 1: return UInt32(minimum - 1)
-    case 2: return UInt32(minimum)
-    case 3: return UInt32(real + 16)
-    case 4: return UInt32(r.u16() % 2048)
-    default: return UInt32(real)
-    }
-}
 
 func isValidConfig(_ category: UInt32, _ mode: UInt32, _ options: UInt32) -> Bool {
     var c = rtmix_session_config()
@@ -161,7 +151,7 @@ final class SessionProgram {
         if mask & 1 << 14 != 0 { st.mic_permission = r.pick([0, 1, 2, 3]) { $0.u32() } }
         if mask & 1 << 15 != 0 { st.max_modules = r.pick([0, 1, 2, 1024, 1025, 3]) { $0.u32() } }
         if mask & 1 << 16 != 0 { st.queue_capacity = r.pick([15, 16, 17, 65536, 65537, 0]) { $0.u32() } }
-        let size = mask & 1 << 17 != 0 ? fuzzStructSize(&r, real: sizeofSettings, minimum: 72) : UInt32(sizeofSettings)
+        let size = mask & 1 << 17 != 0 ? fuzzSize(&r, real: sizeofSettings, minimum: 72) : UInt32(sizeofSettings)
         let boxed = SizedStruct(st, size: size)
         let v = boxed.value
         // Fields past `size` take their defaults.
@@ -288,7 +278,7 @@ final class SessionProgram {
         c.category = r.pick([0, 1, 2, 3, 4, 5, 6]) { $0.u32() }
         c.mode = r.pick([0, 1, 2, 3, 4, 5, 6, 7, 8]) { $0.u32() }
         c.options = r.pick([0, 1, 2, 4, 8, 0x11, 0x20, 0x40, 0x25, 0x80]) { $0.u32() }
-        let size = fuzzStructSize(&r, real: sizeofSConfig, minimum: 16)
+        let size = fuzzSize(&r, real: sizeofSConfig, minimum: 16)
         let boxed = SizedStruct(c, size: size)
         let t = now()
         guard let session else {
@@ -314,7 +304,7 @@ final class SessionProgram {
         rt.category = r.pick([0, 1, 2, 3, 4, 5, 6]) { $0.u32() }
         rt.mode = r.pick([0, 1, 2, 3, 4, 5, 6, 7, 8]) { $0.u32() }
         rt.options = r.pick([0, 1, 2, 4, 8, 0x11, 0x20, 0x40]) { $0.u32() }
-        let size = fuzzStructSize(&r, real: sizeofRoute, minimum: 36)
+        let size = fuzzSize(&r, real: sizeofRoute, minimum: 36)
         if avoidKnownBugs && rt.output == 5 && rt.sample_rate != 0 && !(8000...48000).contains(rt.sample_rate) {
             rt.sample_rate = 16000  // known bug: Fuzz/Crashes/FuzzSessionC/hfp-route-rate-out-of-range
         }
@@ -328,7 +318,7 @@ final class SessionProgram {
 
     func drainActions(_ limit: Int) {
         guard let session else { return }
-        let size = r.u8() % 8 == 0 ? fuzzStructSize(&r, real: sizeofAction, minimum: 48) : UInt32(sizeofAction)
+        let size = r.u8() % 8 == 0 ? fuzzSize(&r, real: sizeofAction, minimum: 48) : UInt32(sizeofAction)
         var a = rtmix_session_action()
         checkStatus(rtmix_session_action_init(&a), [0], "action_init")
         check(a.size == UInt32(sizeofAction) && a.kind == 0, "action_init")
@@ -362,7 +352,7 @@ final class SessionProgram {
 
     func drainAlarms(_ limit: Int) {
         guard let session else { return }
-        let size = r.u8() % 8 == 0 ? fuzzStructSize(&r, real: sizeofAlarm, minimum: 32) : UInt32(sizeofAlarm)
+        let size = r.u8() % 8 == 0 ? fuzzSize(&r, real: sizeofAlarm, minimum: 32) : UInt32(sizeofAlarm)
         var a = rtmix_session_alarm()
         checkStatus(rtmix_session_alarm_init(&a), [0], "alarm_init")
         let boxed = SizedStruct(a, size: size)
@@ -384,7 +374,7 @@ final class SessionProgram {
     }
 
     func state() {
-        let size = r.u8() % 8 == 0 ? fuzzStructSize(&r, real: sizeofState, minimum: 60) : UInt32(sizeofState)
+        let size = r.u8() % 8 == 0 ? fuzzSize(&r, real: sizeofState, minimum: 60) : UInt32(sizeofState)
         var st = rtmix_session_state()
         checkStatus(rtmix_session_state_init(&st), [0], "state_init")
         let boxed = SizedStruct(st, size: size)
@@ -435,7 +425,7 @@ final class SessionProgram {
             c.category = r.u32() % 8
             c.mode = r.u32() % 10
             c.options = r.u32()
-            let size = fuzzStructSize(&r, real: sizeofSConfig, minimum: 16)
+            let size = fuzzSize(&r, real: sizeofSConfig, minimum: 16)
             let boxed = SizedStruct(c, size: size)
             var problems: UInt32 = 0
             var invalid: UInt32 = 0

@@ -128,3 +128,16 @@ public final class SizedStruct<T> {
     public var value: T { raw.load(as: T.self) }
     public var size: UInt32 { raw.load(as: UInt32.self) }
 }
+
+/// A struct `size`: mostly the real one, sometimes too small, sometimes a
+/// newer (larger) caller's. Capped at 4096 (the buffer really has it).
+public func fuzzSize(_ r: inout FuzzReader, real: Int, minimum: Int) -> UInt32 {
+    switch r.u8() % 10 {
+    case 0: return 0
+    case 1: return UInt32(minimum - 1)
+    case 2: return UInt32(minimum)
+    case 3: return UInt32(real + 8)
+    case 4: return UInt32(r.u16() % 4096)
+    default: return UInt32(real)
+    }
+}
