@@ -49,6 +49,14 @@ private enum V0 {
     size >= v0
 }
 
+/// `*_init` of a struct whose defaults are all zero: zero it, set `size`.
+private func initEmpty<T>(_ p: UnsafeMutablePointer<T>?, _ empty: T) -> Int32 {
+    guard let p else { return RTMIX_ERR_INVALID_ARGUMENT }
+    p.pointee = empty
+    UnsafeMutableRawPointer(p).storeBytes(of: UInt32(MemoryLayout<T>.size), as: UInt32.self)
+    return RTMIX_OK
+}
+
 /// Reads at most `size` bytes of a caller's input struct (an older caller's
 /// struct is shorter than ours); the rest comes from `defaults`.
 private func readIn<T>(_ p: UnsafePointer<T>, defaults: T) -> T {
@@ -122,44 +130,28 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 @usableFromInline internal func rtmix_session_route_init(
     _ r: UnsafeMutablePointer<rtmix_session_route>?
 ) -> Int32 {
-    guard let r = r else { return RTMIX_ERR_INVALID_ARGUMENT }
-    var c = rtmix_session_route()
-    c.size = UInt32(MemoryLayout<rtmix_session_route>.size)
-    r.pointee = c
-    return RTMIX_OK
+    initEmpty(r, rtmix_session_route())
 }
 
 @_cdecl("rtmix_session_action_init")
 @usableFromInline internal func rtmix_session_action_init(
     _ a: UnsafeMutablePointer<rtmix_session_action>?
 ) -> Int32 {
-    guard let a = a else { return RTMIX_ERR_INVALID_ARGUMENT }
-    var c = rtmix_session_action()
-    c.size = UInt32(MemoryLayout<rtmix_session_action>.size)
-    a.pointee = c
-    return RTMIX_OK
+    initEmpty(a, rtmix_session_action())
 }
 
 @_cdecl("rtmix_session_alarm_init")
 @usableFromInline internal func rtmix_session_alarm_init(
     _ a: UnsafeMutablePointer<rtmix_session_alarm>?
 ) -> Int32 {
-    guard let a = a else { return RTMIX_ERR_INVALID_ARGUMENT }
-    var c = rtmix_session_alarm()
-    c.size = UInt32(MemoryLayout<rtmix_session_alarm>.size)
-    a.pointee = c
-    return RTMIX_OK
+    initEmpty(a, rtmix_session_alarm())
 }
 
 @_cdecl("rtmix_session_state_init")
 @usableFromInline internal func rtmix_session_state_init(
     _ s: UnsafeMutablePointer<rtmix_session_state>?
 ) -> Int32 {
-    guard let s = s else { return RTMIX_ERR_INVALID_ARGUMENT }
-    var c = rtmix_session_state()
-    c.size = UInt32(MemoryLayout<rtmix_session_state>.size)
-    s.pointee = c
-    return RTMIX_OK
+    initEmpty(s, rtmix_session_state())
 }
 
 // MARK: Validity
