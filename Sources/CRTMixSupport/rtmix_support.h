@@ -38,6 +38,7 @@ static inline float rtmix_support_one_pole_coeff(float seconds, float rate) {
  * capture path's per-frame statistics). */
 static inline double rtmix_support_cos(double x) { return cos(x); }
 static inline double rtmix_support_exp(double x) { return exp(x); }
+static inline float rtmix_support_exp_f(float x) { return expf(x); }
 static inline double rtmix_support_sin(double x) { return sin(x); }
 static inline float rtmix_support_sqrtf(float x) { return sqrtf(x); }
 static inline float rtmix_support_log10f(float x) { return log10f(x); }

@@ -1,3 +1,4 @@
+import CRTMixSupport
 import Synchronization
 
 /// What the render, capture and control threads share for the capture
@@ -44,6 +45,40 @@ struct CaptureLink: ~Copyable {
     @usableFromInline let driftPpm = AtomicFloat(0)
     // written by the render thread
     @usableFromInline let referenceOverflow = Counter()
+    /// Render → capture timing: after each block, the total frames written
+    /// to `ring` and the time it happened, published as a sequence lock
+    /// (`stampSequence` odd while they change; every access acquire/release
+    /// so a reader that sees a new value also sees the odd sequence).
+    @usableFromInline let stampSequence = Atomic<UInt64>(0)
+    @usableFromInline let stampNs = Atomic<UInt64>(0)
+    @usableFromInline let stampFrames = Atomic<UInt64>(0)
+    /// The clock both sides read (monotonic ns). Tests that simulate two
+    /// device clocks replace it; it must be real-time safe.
+    @usableFromInline var clock: @convention(c) () -> UInt64 = captureLinkMonotonicNs
+
+    /// Render thread, after writing a block: publishes the timing stamp.
+    @_noLocks
+    func publishStamp(framesWritten total: UInt64, ns: UInt64) {
+        let s = stampSequence.load(ordering: .relaxed)  // own variable
+        stampSequence.store(s &+ 1, ordering: .releasing)
+        stampNs.store(ns, ordering: .releasing)
+        stampFrames.store(total, ordering: .releasing)
+        stampSequence.store(s &+ 2, ordering: .releasing)
+    }
+
+    /// Capture thread: the latest consistent stamp, or nil when the render
+    /// thread was publishing (twice in a row; then skip timing this call).
+    @_noLocks
+    func readStamp() -> (ns: UInt64, frames: UInt64)? {
+        for _ in 0..<2 {
+            let s1 = stampSequence.load(ordering: .acquiring)
+            let ns = stampNs.load(ordering: .acquiring)
+            let frames = stampFrames.load(ordering: .acquiring)
+            let s2 = stampSequence.load(ordering: .acquiring)
+            if s1 == s2 && s1 & 1 == 0 { return (ns, frames) }
+        }
+        return nil
+    }
 
     /// nil when an allocation fails.
     init?(config: EngineConfig) {
@@ -67,4 +102,10 @@ struct CaptureLink: ~Copyable {
         processor.deinitialize(count: 1)
         processor.deallocate()
     }
+}
+
+/// The default capture-path clock.
+@_noLocks
+func captureLinkMonotonicNs() -> UInt64 {
+    _unsafePerformance { rtmix_support_monotonic_ns() }
 }

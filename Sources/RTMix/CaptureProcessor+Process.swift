@@ -15,6 +15,10 @@ extension CaptureProcessor {
         applyHint(link: link)
         var missing = 0
         while micQueued >= frameSize {
+            // Wait (up to 3 frames) for the reference this frame is aligned
+            // to: with very short echo delays it is still on its way (the
+            // output is then delayed instead of cancelled badly).
+            if locked && processed + kFeed + frameSize > h && micQueued < 4 * frameSize { break }
             missing += processFrame(link: link)
             estimator.step()
             considerEstimate(link: link)
@@ -34,16 +38,22 @@ extension CaptureProcessor {
 
     // MARK: reference
 
-    /// Moves everything the renderer handed over into the history, through
-    /// the drift follower. Returns the ring frames taken.
+    /// Moves what the renderer handed over, up to its latest timing stamp,
+    /// into the history through the drift follower. Returns the ring frames
+    /// taken; sets `phaseSamples` (how long ago, in capture samples, the
+    /// last of them was rendered: removes the render/capture callback phase
+    /// from the clock measurement) or nil when unknown.
     @_noLocks
     mutating func drainReference(link: borrowing CaptureLink, both: Bool) -> Int {
+        let stamp = link.readStamp()
+        var limit = Int.max
+        if let st = stamp { limit = Int(truncatingIfNeeded: st.frames &- ringRead) }
         var taken = 0
         let step = 1 / (1 - correction)
-        while true {
+        while taken < limit {
             let room = follower.room
             if room == 0 { break }
-            let regions = link.ring.readableRegions(maxFrames: room)
+            let regions = link.ring.readableRegions(maxFrames: min(room, limit - taken))
             if regions.frames == 0 { break }
             follower.append(interleaved: regions.first, frames: regions.firstFrames)
             if regions.secondFrames > 0 { follower.append(interleaved: regions.second, frames: regions.secondFrames) }
@@ -51,6 +61,15 @@ extension CaptureProcessor {
             taken += regions.frames
             let made = follower.produce(drained0, drained1, maxFrames: chunk * 2, step: step, both: both)
             appendHistory(made, both: both)
+        }
+        ringRead &+= UInt64(taken)
+        phaseSamples = nil
+        if let st = stamp, taken == limit {
+            let clock = link.clock
+            // The monotonic clock (vDSO) unless a test simulates clocks.
+            let now: UInt64 = _unsafePerformance { clock() }
+            let ago = now >= st.ns ? Double(now - st.ns) * 1e-9 : 0
+            phaseSamples = ago * Double(rate)
         }
         return taken
     }
@@ -72,6 +91,7 @@ extension CaptureProcessor {
     mutating func discardReference(link: borrowing CaptureLink) {
         let regions = link.ring.readableRegions(maxFrames: Int.max)
         link.ring.commitRead(regions.frames)
+        ringRead &+= UInt64(regions.frames)
         follower.reset()
         locked = false
     }
@@ -103,30 +123,28 @@ extension CaptureProcessor {
 
     // MARK: clocks
 
-    /// Locks onto `c = h − n`, then steers the drift follower to hold it.
+    /// Locks onto `c = h − n` (corrected for the callback phase), then
+    /// steers the drift follower to hold it.
     @_noLocks
     mutating func followClocks(arrived: Int, frames: Int, link: borrowing CaptureLink) {
         let c = h - n
         if arrived > largestArrival { largestArrival = arrived }
         if frames > largestArrival { largestArrival = frames }
-        // Running minimum of c over ~1 s windows (kFeed must stay below it).
-        cMinWindow = min(cMinWindow, c)
-        cMinWindowCalls += frames
-        if cMinWindowCalls >= rate {
-            cMin = cMinWindow
-            cMinWindow = Int.max
-            cMinWindowCalls = 0
-        }
         guard arrived > 0 || locked else { return }
-        let bound = 2 * largestArrival + rate / 50
-        if !locked || abs(c - cTarget) > bound {
+        // c is measured at the capture call; the reference it counts was
+        // rendered `phase` samples earlier: add that time back so that
+        // callback timing does not look like drift.
+        guard let phase = phaseSamples else { return }
+        let corrected = Double(c) + phase
+        let bound = Double(2 * largestArrival + rate / 50)
+        if !locked || abs(corrected - cTargetExact) > bound {
             if locked && arrived == 0 { return }  // render stalled: wait for it
-            lock(at: c, link: link)
+            lock(at: c, corrected: corrected, link: link)
             return
         }
         let a = min(1, Double(frames) / Double(rate))
-        cSmoothed += a * (Double(c) - cSmoothed)
-        let error = (cSmoothed - Double(cTarget)) / Double(rate)
+        cSmoothed += a * (corrected - cSmoothed)
+        let error = (cSmoothed - cTargetExact) / Double(rate)
         let dt = Double(frames) / Double(rate)
         let limit = CaptureProcessor.maxDriftPpm * 1e-6
         integral += error / (CaptureProcessor.followerSeconds * CaptureProcessor.integralSeconds) * dt
@@ -141,13 +159,11 @@ extension CaptureProcessor {
     }
 
     @_noLocks
-    mutating func lock(at c: Int, link: borrowing CaptureLink) {
+    mutating func lock(at c: Int, corrected: Double, link: borrowing CaptureLink) {
         locked = true
         cTarget = c
-        cSmoothed = Double(c)
-        cMin = c
-        cMinWindow = c
-        cMinWindowCalls = 0
+        cTargetExact = corrected
+        cSmoothed = corrected
         // The estimator's history belongs to the old timing.
         estimator.reset()
         estimatorBaseH = h
@@ -159,8 +175,11 @@ extension CaptureProcessor {
     /// kFeed from the delay in use; never past the newest reference.
     @_noLocks
     mutating func updateFeed() {
-        let wanted = cTarget - Int(delay + 0.5) + leadSamples
-        kFeed = min(wanted, cMin)
+        // The history runs `followerLag` samples ahead of the ring (the
+        // follower's first output is its input sample taps/2 − 1), and c is
+        // counted one sample after the newest: see considerEstimate.
+        let wanted = cTarget - Int(delay + 0.5) + CaptureProcessor.followerLag + 1 + leadSamples
+        kFeed = wanted
     }
 
     // MARK: delay
@@ -200,7 +219,7 @@ extension CaptureProcessor {
         estimator.latest = nil
         // Echo in mic sample i is history sample i + kEcho.
         let kEcho = e.offset + Double(estimatorBaseH - estimatorBaseN)
-        let estimate = Double(cTarget) - kEcho + 1
+        let estimate = Double(cTarget) - kEcho + Double(CaptureProcessor.followerLag + 1)
         link.estimatedDelayMs.store(Float(estimate * 1000 / Double(rate)))
         link.estimateConfidence.store(e.confidence)
         guard locked, e.confidence >= 6, e.hops >= 3 else {
@@ -245,8 +264,17 @@ extension CaptureProcessor {
                 missing += 1
             }
         }
-        let powers = canceller.process(mic: micQueue, reference: frameRef, out: frameOut)
-        updateStatistics(powers, link: link)
+        var powers = canceller.process(mic: micQueue, reference: frameRef, out: frameOut)
+        var talking = false
+        if gate != nil {
+            gate!.process(frameOut, count: size, referencePower: powers.reference, micPower: powers.mic,
+                          outputPower: powers.linear)
+            talking = gate!.doubleTalk
+            var sum: Float = 0
+            for i in 0..<size { sum += frameOut[i] * frameOut[i] }
+            powers.output = sum / Float(size)
+        }
+        updateStatistics(powers, doubleTalk: talking, link: link)
         // Publish: the processed voice plus the media at the publish gain.
         publishRamp.setTarget(link.publishGain.load())
         let dst = outQueue + outQueued
@@ -267,16 +295,9 @@ extension CaptureProcessor {
     }
 
     @_noLocks
-    mutating func updateStatistics(_ p: EchoCanceller.FramePowers, link: borrowing CaptureLink) {
+    mutating func updateStatistics(_ p: EchoCanceller.FramePowers, doubleTalk: Bool, link: borrowing CaptureLink) {
         let farEnd = p.reference > 1e-6
-        // Double talk: the output is well above the residual echo the
-        // measured ERLE predicts.
-        if farEnd && erleDb > 10 {
-            let db = erleDb
-            let amplitude: Float = _unsafePerformance { rtmix_support_db_to_linear(-db) }
-            let expected = p.mic * amplitude * amplitude
-            if p.output > 10 * expected && p.output > 1e-7 { doubleTalkHangover = 10 }
-        }
+        if doubleTalk { doubleTalkHangover = 10 }
         let talking = doubleTalkHangover > 0
         if talking {
             doubleTalkHangover -= 1
@@ -319,11 +340,13 @@ extension CaptureProcessor {
 
     /// Hands `frames` processed frames to the caller (each channel the
     /// same). When the queue is short (a call size that is not a multiple
-    /// of the canceller frame), the output is delayed by one frame, once.
+    /// of the canceller frame, or frames waiting for their reference), the
+    /// output is delayed by whole frames (the latency only ever grows, by
+    /// at most 4 frames in all).
     @_noLocks
     mutating func emit(into out: UnsafeMutablePointer<Float>, frames: Int) {
         if outQueued < frames {
-            let pad = frameSize
+            let pad = (frames - outQueued + frameSize - 1) / frameSize * frameSize
             var i = outQueued - 1
             while i >= 0 {
                 outQueue[i + pad] = outQueue[i]

@@ -41,8 +41,11 @@ struct CaptureProcessor: ~Copyable {
     @usableFromInline let frameSize: Int
     @usableFromInline let maxFrames: Int
     @usableFromInline let canceller: EchoCanceller
-    @usableFromInline var follower: DriftResampler
-    @usableFromInline var estimator: DelayEstimator
+    /// The residual-echo gate after the canceller; nil when echo
+    /// suppression is off.
+    @usableFromInline var gate: ResidualEchoGate?
+    var follower: DriftResampler
+    var estimator: DelayEstimator
 
     // reference history (planar: echo reference, media)
     @usableFromInline let historyCapacity: Int
@@ -72,12 +75,15 @@ struct CaptureProcessor: ~Copyable {
     // clock follower
     @usableFromInline var locked = false
     @usableFromInline var cTarget = 0
+    /// The locked value of c corrected for the callback phase.
+    @usableFromInline var cTargetExact: Double = 0
+    /// Ring frames read so far; the render side's stamp counts written.
+    @usableFromInline var ringRead: UInt64 = 0
+    /// This call's callback phase in capture samples (nil: unknown).
+    @usableFromInline var phaseSamples: Double? = nil
     @usableFromInline var cSmoothed: Double = 0
     @usableFromInline var integral: Double = 0
     @usableFromInline var correction: Double = 0
-    @usableFromInline var cMin = 0
-    @usableFromInline var cMinWindow = Int.max
-    @usableFromInline var cMinWindowCalls = 0
     @usableFromInline var largestArrival = 0
     @usableFromInline var driftAlarm = false
     // alignment
@@ -106,9 +112,11 @@ struct CaptureProcessor: ~Copyable {
     /// Lead of the reference over the echo.
     static var leadMs: Int { @_noLocks get { 8 } }
     /// Time constant of the clock follower's proportional path, seconds.
-    static var followerSeconds: Double { @_noLocks get { 8 } }
+    static var followerSeconds: Double { @_noLocks get { 2 } }
     /// Integral time of the clock follower, seconds.
-    static var integralSeconds: Double { @_noLocks get { 32 } }
+    static var integralSeconds: Double { @_noLocks get { 8 } }
+    /// Samples the reference history runs ahead of the ring.
+    static var followerLag: Int { @_noLocks get { DriftResampler.taps / 2 - 1 } }
     /// Largest drift the follower corrects (and beyond which it alarms).
     static var maxDriftPpm: Double { @_noLocks get { 1000 } }
 
@@ -123,6 +131,8 @@ struct CaptureProcessor: ~Copyable {
                                     echoSuppression: config.echoSuppression, agc: config.agc)
         else { return nil }
         canceller = consume c
+        gate = config.echoSuppression && config.aecTailMs > 0
+            ? ResidualEchoGate(sampleRate: config.captureRate, frameSize: config.captureFrameSize) : nil
         chunk = 1024
         follower = DriftResampler(chunkFrames: chunk)
         estimator = DelayEstimator(sampleRate: rate)
@@ -138,10 +148,11 @@ struct CaptureProcessor: ~Copyable {
         drained0.initialize(repeating: 0, count: chunk * 2)
         drained1 = .allocate(capacity: chunk * 2)
         drained1.initialize(repeating: 0, count: chunk * 2)
-        micQueue = .allocate(capacity: maxFrames + frameSize)
-        micQueue.initialize(repeating: 0, count: maxFrames + frameSize)
-        outQueue = .allocate(capacity: maxFrames + 3 * frameSize)
-        outQueue.initialize(repeating: 0, count: maxFrames + 3 * frameSize)
+        // Up to 4 frames may wait for their reference, plus one call.
+        micQueue = .allocate(capacity: maxFrames + 4 * frameSize)
+        micQueue.initialize(repeating: 0, count: maxFrames + 4 * frameSize)
+        outQueue = .allocate(capacity: maxFrames + 8 * frameSize)
+        outQueue.initialize(repeating: 0, count: maxFrames + 8 * frameSize)
         scratchIn = .allocate(capacity: maxFrames * 2)
         scratchIn.initialize(repeating: 0, count: maxFrames * 2)
         scratchOut = .allocate(capacity: maxFrames * 2)

@@ -17,7 +17,7 @@ import CRTMixSupport
 /// delayed). `init` allocates; `append`/`produce` never do.
 @usableFromInline
 struct DriftResampler: ~Copyable {
-    @usableFromInline static var taps: Int { @_noLocks get { 24 } }
+    @usableFromInline static var taps: Int { @_noLocks get { 48 } }
     @usableFromInline static var phases: Int { @_noLocks get { 256 } }
     /// Input frames the staging buffer holds beyond the kept history.
     @usableFromInline let chunkFrames: Int

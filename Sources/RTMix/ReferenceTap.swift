@@ -11,7 +11,7 @@
 @usableFromInline
 struct ReferenceTap: ~Copyable {
     /// Output rate → capture rate, two channels; nil when they are equal.
-    @usableFromInline var resampler: Resampler?
+    var resampler: Resampler?
     @usableFromInline let maxFrames: Int
     /// Pending input at the output rate, interleaved [reference, media]:
     /// what the resampler has not consumed yet (its look-ahead).
@@ -24,6 +24,8 @@ struct ReferenceTap: ~Copyable {
     /// The media domain's sum for the current block, at the output format
     /// (maxFrames × 2), before the media domain gain.
     @usableFromInline let mediaBus: UnsafeMutablePointer<Float>
+    /// Frames written to the ring so far (for the timing stamp).
+    @usableFromInline var framesWritten: UInt64 = 0
 
     /// nil when the resampler cannot be created.
     init?(maxFrames: Int, outputRate: Int, captureRate: Int) {
@@ -68,11 +70,11 @@ struct ReferenceTap: ~Copyable {
 
     /// Downmixes the block's output (post-limiter) and media bus to mono,
     /// converts them to the capture rate and writes them to `ring`.
-    /// Returns the capture-rate frames that did not fit (the capture side
-    /// is not draining the ring).
+    /// Returns the capture-rate frames written and those that did not fit
+    /// (the capture side is not draining the ring).
     @_noLocks
     mutating func write(output: UnsafePointer<Float>, channels: Int, frames: Int,
-                        ring: borrowing SPSCRing) -> Int {
+                        ring: borrowing SPSCRing) -> (written: Int, lost: Int) {
         let n = min(frames, stagingCapacity - stagingFrames)
         let dst = staging + stagingFrames * 2
         let bus = mediaBus
@@ -89,8 +91,10 @@ struct ReferenceTap: ~Copyable {
         }
         stagingFrames += n
         var lost = 0
+        var offered = 0
         switch resampler {
         case .none:
+            offered = stagingFrames
             lost = ReferenceTap.push(staging, frames: stagingFrames, to: ring)
             stagingFrames = 0
         case .some(let r):
@@ -101,9 +105,10 @@ struct ReferenceTap: ~Copyable {
                 for i in 0..<(left * 2) { staging[i] = staging[result.used * 2 + i] }
             }
             stagingFrames = left
+            offered = result.generated
             lost = ReferenceTap.push(converted, frames: result.generated, to: ring)
         }
-        return lost
+        return (offered - lost, lost)
     }
 
     /// Copies frames into the ring; returns those that did not fit.
