@@ -2,7 +2,9 @@
 //
 // Background: recording is not allowed there (unless a module asked for
 // recordInBackground): its modules get stopRecording and the session goes
-// to the play-only configuration the remaining needs give.
+// to the play-only configuration the remaining needs give; a player needs a
+// category that plays in the background (playback, not soloAmbient/ambient,
+// which screen lock silences).
 // Foreground: the recording configuration is restored at once; recording
 // restarts only after `recordingRestartDelayMs` (an immediate restart fails
 // with an I/O error on the platform). A missing interruption "ended" is
@@ -26,7 +28,9 @@ extension SessionEngine {
             if wasRecording { emit(.stopRecording(modules[i].id)) }
             if micPermission == .granted { modules[i].heldForBackground = true }
         }
+        let configurationBefore = configuration
         reconcile(.restore)
+        backgroundConfiguration = configuration != configurationBefore ? configuration : nil
     }
 
     /// The app returned to the foreground (UIApplicationWillEnterForeground
@@ -35,7 +39,11 @@ extension SessionEngine {
         advance(to: now)
         guard !foreground else { return }
         foreground = true
-        reconcile(.increase)
+        // The configuration chosen for the background (e.g. playback for an
+        // ambient player) is undone; otherwise only what fails is changed.
+        let restore = backgroundConfiguration != nil && backgroundConfiguration == configuration
+        backgroundConfiguration = nil
+        reconcile(restore ? .restore : .increase)
         recoverIfNeeded()
         let due = later(settings.recordingRestartDelayMs)
         // heldForBackground stays set until the restart fires (or the module

@@ -116,8 +116,17 @@ public struct SessionNeeds: OptionSet, Sendable, Hashable {
     /// The module may keep recording in the background (e.g. a VoIP call
     /// with the audio background mode).
     public static let recordInBackground = SessionNeeds(rawValue: 0x80)
+    /// Bluetooth A2DP (stereo, music quality) output even while recording;
+    /// the built-in microphone records then (allowBluetoothA2DP on
+    /// playAndRecord). An RTC call that records still gets HFP.
+    public static let bluetoothA2DP = SessionNeeds(rawValue: 0x100)
 
-    public static let known = SessionNeeds(rawValue: 0xFF)
+    public static let known = SessionNeeds(rawValue: 0x1FF)
+
+    /// Internal (never accepted from callers): the module plays while the app
+    /// is in the background, so the category must keep playing there
+    /// (playback, playAndRecord or multiRoute; not ambient or soloAmbient).
+    static let playsInBackground = SessionNeeds(rawValue: 0x8000_0000)
 }
 
 /// A module's request: its needs and, optionally, a preferred mode.

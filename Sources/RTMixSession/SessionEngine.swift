@@ -86,6 +86,9 @@ public final class SessionEngine {
     var micPermission: MicPermission
     var permissionRequested = false
     var foreground = true
+    /// The configuration enteredBackground switched to (nil if it changed
+    /// nothing); enteredForeground restores the foreground target from it.
+    var backgroundConfiguration: SessionConfiguration?
 
     /// Creates an engine. Throws `.invalidArgument` if the base configuration
     /// is invalid (see `ValidityTable`) or a setting is out of range.

@@ -144,7 +144,8 @@ final class InterruptionScenarioTests: XCTestCase {
         let e = makeEngine { $0.maxActivationAttempts = 3 }
         let player = try e.register(name: "player")
         try e.request(player, SessionRequest(needs: [.playback]), now: 0)
-        expect(e, actions: [at(0, .activate(attempt: 1))])
+        expect(e, actions: [at(0, .setConfiguration(SessionConfiguration(category: .playback))),
+                            at(0, .activate(attempt: 1))])
         try e.activationResult(success: false, now: 1)
         e.tick(now: 251)
         try e.activationResult(success: false, now: 260)
