@@ -49,6 +49,7 @@ extension SessionEngine {
             }
             apply(target)
         }
+        updateVoiceProcessing()
         checkCarKitAdvisory()
     }
 }

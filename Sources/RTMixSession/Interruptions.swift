@@ -3,11 +3,13 @@
 // other apps' secondary-audio hints.
 
 extension SessionEngine {
-    /// AVAudioSessionInterruptionTypeBegan: pause/fade the output, mark the
-    /// call held. A repeated "began" is ignored.
+    /// AVAudioSessionInterruptionTypeBegan: pause/fade the output, stop
+    /// every running recorder other than the call (it restarts after the
+    /// reactivation), mark the call held. A repeated "began" is ignored.
     public func interruptionBegan(now: UInt64) {
         advance(to: now)
         if interruption == .began { return }
+        let inputs = arbiterInputs
         interruption = .began
         sessionActive = false
         activation = .idle
@@ -15,6 +17,23 @@ extension SessionEngine {
         resumeMediaAfterInterruption = false
         outputWhenInterrupted = route.output
         emit(.pauseOutput)
+        // "Handling audio interruptions": the system has stopped the app's
+        // audio; playback and recording are paused until reactivation.
+        for i in modules.indices {
+            guard let r = modules[i].request, r.needs.contains(.recording),
+                  !r.needs.contains(.call), !modules[i].heldForInterruption else { continue }
+            let running = !modules[i].heldForBackground && !modules[i].awaitingPermission
+                && inputs.contains { $0.id == modules[i].id && $0.needs.contains(.recording) }
+            if running {
+                emit(.stopRecording(modules[i].id))
+                modules[i].heldForInterruption = true
+            } else if modules[i].heldForBackground && foreground {
+                // Its foreground restart was still pending: it restarts
+                // after the reactivation instead.
+                modules[i].heldForInterruption = true
+            }
+        }
+        timers.cancelRecordingStarts()
         if callActive && !callHeld {
             callHeld = true
             emit(.setCallHeld(true))
@@ -128,8 +147,10 @@ extension SessionEngine {
     }
 
     /// Reactivation after an interruption succeeded: resume the output, the
-    /// call and (if allowed) media; propose the speaker if the output is now
-    /// an HFP device the user did not pick.
+    /// call and (if allowed) media; restart the recorders it stopped after
+    /// `recordingRestartDelayMs` (as after the foreground); propose the
+    /// speaker if the output is now a Bluetooth HFP or LE device the user did
+    /// not pick.
     func finishRecovery() {
         interruption = .none
         emit(.resumeOutput)
@@ -140,10 +161,16 @@ extension SessionEngine {
         if mediaActive {
             emit(resumeMediaAfterInterruption ? .resumeMedia : .pauseMedia)
         }
-        if settings.proposeSpeakerAfterInterruption && route.output == .bluetoothHFP
-            && !route.userSelected && outputWhenInterrupted != .bluetoothHFP {
+        if settings.proposeSpeakerAfterInterruption && route.output.isBluetoothVoice
+            && !route.userSelected && !outputWhenInterrupted.isBluetoothVoice {
             emit(.routeToSpeaker)
         }
         resumeMediaAfterInterruption = false
+        let due = later(settings.recordingRestartDelayMs)
+        for m in modules where m.heldForInterruption || (m.heldForBackground && foreground) {
+            if let r = m.request, r.needs.contains(.recording), recordingAllowed(r.needs) {
+                timers.schedule(.startRecording(m.id), at: due)
+            }
+        }
     }
 }

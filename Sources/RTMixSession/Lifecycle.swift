@@ -23,7 +23,7 @@ extension SessionEngine {
             guard let r = modules[i].request, r.needs.contains(.recording),
                   !r.needs.contains(.recordInBackground) else { continue }
             // A module whose restart is still pending has not restarted yet.
-            let wasRecording = !modules[i].heldForBackground
+            let wasRecording = !modules[i].heldForBackground && !modules[i].heldForInterruption
                 && before.contains { $0.id == modules[i].id && $0.needs.contains(.recording) }
             if wasRecording { emit(.stopRecording(modules[i].id)) }
             if micPermission == .granted { modules[i].heldForBackground = true }
@@ -48,7 +48,8 @@ extension SessionEngine {
         let due = later(settings.recordingRestartDelayMs)
         // heldForBackground stays set until the restart fires (or the module
         // releases), so a quick return to the background stops nothing.
-        for m in modules where m.heldForBackground {
+        // During an interruption the restart follows the reactivation.
+        for m in modules where m.heldForBackground && interruption == .none {
             if let r = m.request, r.needs.contains(.recording), recordingAllowed(r.needs) {
                 timers.schedule(.startRecording(m.id), at: due)
             }

@@ -163,6 +163,10 @@ public enum RoutePort: UInt32, Sendable {
     case hdmi = 10            // AVAudioSessionPortHDMI
     case other = 11           // anything else
 
+    /// A Bluetooth headset profile that carries a call (HFP, or Bluetooth LE
+    /// audio): left there after another app's call, the speaker is proposed.
+    public var isBluetoothVoice: Bool { self == .bluetoothHFP || self == .bluetoothLE }
+
     /// A personal device whose loss should pause media (unplug rule).
     public var isPrivate: Bool {
         switch self {

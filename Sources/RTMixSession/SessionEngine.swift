@@ -16,6 +16,8 @@ struct ModuleRecord {
     var awaitingPermission = false
     /// Recording stopped (or held back) because the app is in the background.
     var heldForBackground = false
+    /// Recording stopped by an interruption; restarts after reactivation.
+    var heldForInterruption = false
 }
 
 enum ActivationState: Equatable {
@@ -48,6 +50,9 @@ public struct SessionState: Equatable, Sendable {
     public var engineChannels: UInt32
     public var activeModules: UInt32
     public var output: RoutePort
+    /// Voice processing is on (VoiceChat/VideoChat on playAndRecord, or the
+    /// host's explicit switch): the mixer output is mono.
+    public var voiceProcessing: Bool = false
 }
 
 public final class SessionEngine {
@@ -81,6 +86,10 @@ public final class SessionEngine {
     var engineSampleRate: UInt32
     var engineChannels: UInt32
     var carKitAdvisoryRaised = false
+    /// The host's explicit voice-processing switch (setVoiceProcessing).
+    var voiceProcessingSwitch = false
+    /// Voice processing as last announced (voiceProcessing action).
+    var voiceProcessingOn = false
 
     // Permission and app state.
     var micPermission: MicPermission
@@ -180,6 +189,7 @@ public final class SessionEngine {
         } else {
             modules[index].awaitingPermission = false
             modules[index].heldForBackground = false
+            modules[index].heldForInterruption = false
         }
         reconcile(increase ? .increase : .restore)
         if let mode = request.preferredMode, configuration.mode != mode {
@@ -196,6 +206,7 @@ public final class SessionEngine {
         modules[index].request = nil
         modules[index].awaitingPermission = false
         modules[index].heldForBackground = false
+        modules[index].heldForInterruption = false
         reconcile(.restore)
     }
 
@@ -235,9 +246,12 @@ public final class SessionEngine {
             }
             issueActivate(attempt: attempt)
         case .startRecording(let id):
-            for i in modules.indices where modules[i].id == id && modules[i].heldForBackground {
+            for i in modules.indices where modules[i].id == id
+                && (modules[i].heldForBackground || modules[i].heldForInterruption) {
+                if interruption != .none { continue }
                 if let r = modules[i].request, r.needs.contains(.recording), recordingAllowed(r.needs) {
                     modules[i].heldForBackground = false
+                    modules[i].heldForInterruption = false
                     emit(.startRecording(id))
                 }
             }
@@ -282,7 +296,8 @@ public final class SessionEngine {
                      interrupted: interruption != .none, callHeld: callHeld,
                      foreground: foreground, micPermission: micPermission,
                      engineSampleRate: engineSampleRate, engineChannels: engineChannels,
-                     activeModules: UInt32(activeModuleCount), output: route.output)
+                     activeModules: UInt32(activeModuleCount), output: route.output,
+                     voiceProcessing: voiceProcessingOn)
     }
 
     func emit(_ action: SessionAction) {
@@ -367,6 +382,7 @@ public final class SessionEngine {
         case .restore:
             if configuration != target { apply(target) }
         }
+        updateVoiceProcessing()
         updateActivation()
         checkCarKitAdvisory()
     }

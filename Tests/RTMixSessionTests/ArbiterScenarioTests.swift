@@ -161,7 +161,8 @@ final class ArbiterScenarioTests: XCTestCase {
         // The call's voiceChat wins; moviePlayback is not valid with playAndRecord.
         try e.request(rtc, SessionRequest(needs: [.call, .recording], preferredMode: .voiceChat), now: 10)
         expect(e, [.setConfiguration(SessionConfiguration(category: .playAndRecord, mode: .voiceChat,
-                                                           options: [mix, speaker, hfp]))])
+                                                           options: [mix, speaker, hfp])),
+                   .voiceProcessing(enabled: true), .reconfigureEngine(sampleRate: 48000, channels: 1)])
         // A new request whose mode cannot apply raises modeNotApplied.
         try e.request(player, SessionRequest(needs: [.playback, .mixWithOthers],
                                              preferredMode: .moviePlayback), now: 20)
@@ -170,7 +171,8 @@ final class ArbiterScenarioTests: XCTestCase {
                                      detail: SessionMode.moviePlayback.rawValue, timeMs: 20)])
         try e.release(rtc, now: 30)
         expect(e, [.setConfiguration(SessionConfiguration(category: .playback, mode: .moviePlayback,
-                                                           options: [mix]))])
+                                                           options: [mix])),
+                   .voiceProcessing(enabled: false), .reconfigureEngine(sampleRate: 48000, channels: 2)])
     }
 
     func testUnregisterReleasesAndIdsAreNotReused() throws {

@@ -112,8 +112,12 @@ final class InterruptionScenarioTests: XCTestCase {
         try e.activationResult(success: true, now: 90_010)
         expect(e, actions: [at(90_010, .resumeOutput), at(90_010, .setCallHeld(false)),
                             at(90_010, .pauseMedia)])
+        // Recording restarts recording_restart_delay_ms after the
+        // reactivation (not after the foreground, before it succeeded).
         e.tick(now: 90_500)
-        expect(e, actions: [at(90_500, .startRecording(rtc))])
+        expect(e, actions: [])
+        e.tick(now: 90_510)
+        expect(e, actions: [at(90_510, .startRecording(rtc))])
     }
 
     func testActivationFailsTwiceThenSucceeds() throws {

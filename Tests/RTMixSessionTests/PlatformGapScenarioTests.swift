@@ -114,4 +114,82 @@ final class PlatformGapScenarioTests: XCTestCase {
         try f.observe(SessionConfiguration(category: .playAndRecord, options: [a2dp]), from: rec, now: 10)
         expect(f, [.setConfiguration(SessionConfiguration(category: .playAndRecord))], alarms: [])
     }
+
+    // 5. Bluetooth LE left behind after another app's call: propose the
+    // speaker, as for HFP.
+    func testItem5BluetoothLEAfterInterruptionProposesSpeaker() throws {
+        let e = makeEngine()
+        let rtc = try e.register(name: "rtc")
+        try e.request(rtc, SessionRequest(needs: [.call, .recording]), now: 0)
+        try e.activationResult(success: true, now: 5)
+        e.routeChanged(RouteChange(reason: .newDeviceAvailable, route: RouteInfo(output: .builtInSpeaker)), now: 6)
+        _ = e.takeActions()
+        e.interruptionBegan(now: 1000)
+        e.routeChanged(RouteChange(reason: .newDeviceAvailable, route: RouteInfo(output: .bluetoothLE)), now: 1500)
+        e.interruptionEnded(shouldResume: true, now: 2000)
+        e.tick(now: 2500)
+        _ = e.takeActions()
+        try e.activationResult(success: true, now: 2510)
+        expect(e, [.resumeOutput, .setCallHeld(false), .routeToSpeaker])
+    }
+
+    // 6. A recorder that is not the call is stopped when an interruption
+    // begins and restarted after reactivation (with the foreground delay).
+    func testItem6RecorderStoppedAndRestartedAroundInterruption() throws {
+        let e = makeEngine()
+        let ww = try e.register(name: "wake-word")
+        let player = try e.register(name: "player")
+        try e.request(ww, SessionRequest(needs: [.recording]), now: 0)
+        try e.activationResult(success: true, now: 5)
+        try e.request(player, SessionRequest(needs: [.playback]), now: 10)
+        _ = e.takeActions()
+
+        e.interruptionBegan(now: 1000)
+        expect(e, actions: [at(1000, .pauseOutput), at(1000, .stopRecording(ww))])
+        e.interruptionEnded(shouldResume: true, now: 2000)
+        e.tick(now: 2500)
+        expect(e, actions: [at(2500, .activate(attempt: 1))])
+        try e.activationResult(success: true, now: 2510)
+        expect(e, actions: [at(2510, .resumeOutput), at(2510, .resumeMedia)])
+        XCTAssertEqual(e.nextDueMs, 3010)
+        e.tick(now: 3010)
+        expect(e, actions: [at(3010, .startRecording(ww))])
+    }
+
+    // 7. Voice processing (VoiceChat/VideoChat on PlayAndRecord, or the
+    // host's explicit switch) gives mono output: the mixer goes mono while it
+    // is on, and back after; the state and an action say so.
+    func testItem7VoiceProcessingReconfiguresMixerToMono() throws {
+        let e = makeEngine()
+        let rtc = try e.register(name: "rtc")
+        try e.request(rtc, SessionRequest(needs: [.call, .recording], preferredMode: .voiceChat), now: 0)
+        let vc = SessionConfiguration(category: .playAndRecord, mode: .voiceChat, options: [mix, speaker, hfp])
+        expect(e, [.setConfiguration(vc), .voiceProcessing(enabled: true),
+                   .reconfigureEngine(sampleRate: 48000, channels: 1), .activate(attempt: 1)])
+        XCTAssertEqual(e.state.engineChannels, 1)
+        XCTAssertTrue(e.state.voiceProcessing)
+        try e.activationResult(success: true, now: 5)
+
+        // HFP while voice processing is on: HFP rate, still mono; leaving HFP
+        // keeps mono while voice processing is on.
+        e.routeChanged(RouteChange(reason: .newDeviceAvailable,
+                                   route: RouteInfo(output: .bluetoothHFP, sampleRate: 16000)), now: 10)
+        expect(e, [.reconfigureEngine(sampleRate: 16000, channels: 1)])
+        e.routeChanged(RouteChange(reason: .oldDeviceUnavailable, route: RouteInfo(output: .builtInSpeaker)), now: 20)
+        expect(e, [.reconfigureEngine(sampleRate: 48000, channels: 1)])
+
+        try e.release(rtc, now: 100)
+        expect(e, [.setConfiguration(.platformDefault), .voiceProcessing(enabled: false),
+                   .reconfigureEngine(sampleRate: 48000, channels: 2), .deactivate(notifyOthers: true)])
+        XCTAssertEqual(e.state.engineChannels, 2)
+        XCTAssertFalse(e.state.voiceProcessing)
+
+        // The explicit switch (e.g. a voice-processing input node) does the same.
+        e.setVoiceProcessing(true, now: 200)
+        expect(e, [.voiceProcessing(enabled: true), .reconfigureEngine(sampleRate: 48000, channels: 1)])
+        e.setVoiceProcessing(true, now: 210)
+        expect(e, [])
+        e.setVoiceProcessing(false, now: 300)
+        expect(e, [.voiceProcessing(enabled: false), .reconfigureEngine(sampleRate: 48000, channels: 2)])
+    }
 }
