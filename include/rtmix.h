@@ -957,7 +957,9 @@ int32_t rtmix_session_app_background(rtmix_session *session, uint64_t now_ms);
 
 /* The app returned to the foreground: the recording configuration is
  * restored at once, START_RECORDING follows after
- * recording_restart_delay_ms; a missing interruption "ended" is recovered.
+ * recording_restart_delay_ms; a missing interruption "ended" is recovered
+ * (ACTIVATE after reactivation_delay_ms, see
+ * rtmix_session_set_other_audio_playing).
  * Repeats are ignored.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL).
  * Thread safety: see conventions. Real-time safe: no. */
@@ -971,6 +973,16 @@ int32_t rtmix_session_app_foreground(rtmix_session *session, uint64_t now_ms);
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL).
  * Thread safety: see conventions. Real-time safe: no. */
 int32_t rtmix_session_set_voice_processing(rtmix_session *session, int enabled, uint64_t now_ms);
+
+/* The platform's isOtherAudioPlaying (playing != 0: another app holds the
+ * audio). While set, a delayed reactivation (after an interruption, or on
+ * the foreground after a missing "ended") of a configuration that does not
+ * mix with others is retried reactivation_delay_ms later instead of queueing
+ * ACTIVATE. Default 0.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL).
+ * Thread safety: see conventions. Real-time safe: no. */
+int32_t rtmix_session_set_other_audio_playing(rtmix_session *session, int playing,
+                                              uint64_t now_ms);
 
 /* Does the delayed work due at or before now_ms (every other call taking
  * now_ms does it too, first).

@@ -388,6 +388,13 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
     withSession(p) { e in e.setVoiceProcessing(enabled != 0, now: now) }
 }
 
+@_cdecl("rtmix_session_set_other_audio_playing")
+@usableFromInline internal func rtmix_session_set_other_audio_playing(
+    _ p: OpaquePointer?, _ playing: Int32, _ now: UInt64
+) -> Int32 {
+    withSession(p) { e in e.setOtherAudioPlaying(playing != 0, now: now) }
+}
+
 @_cdecl("rtmix_session_tick")
 @usableFromInline internal func rtmix_session_tick(_ p: OpaquePointer?, _ now: UInt64) -> Int32 {
     withSession(p) { e in e.tick(now: now) }

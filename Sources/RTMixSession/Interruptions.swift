@@ -102,7 +102,16 @@ extension SessionEngine {
     public func userRequestedPlayback(now: UInt64) {
         advance(to: now)
         resumeMediaAfterInterruption = true
-        recoverIfNeeded()
+        recoverIfNeeded(delayed: false)
+    }
+
+    /// The platform's `isOtherAudioPlaying` (or
+    /// `secondaryAudioShouldBeSilencedHint`): another app holds the audio.
+    /// While true, a delayed reactivation of a configuration that does not
+    /// mix with others is put off by `reactivationDelayMs` at a time.
+    public func setOtherAudioPlaying(_ playing: Bool, now: UInt64) {
+        advance(to: now)
+        otherAudioPlaying = playing
     }
 
     /// Another app's secondary-audio hint
@@ -113,14 +122,15 @@ extension SessionEngine {
     }
 
     /// Starts the recovery that a missing or non-resuming "ended" left
-    /// undone (foreground, play), or a new activation after giving up.
-    func recoverIfNeeded() {
+    /// undone (foreground: after `reactivationDelayMs`; play: at once), or a
+    /// new activation after giving up.
+    func recoverIfNeeded(delayed: Bool) {
         switch interruption {
         case .began:
             raise(.interruptionEndMissing)
-            startRecovery()
+            startRecovery(delayed: delayed)
         case .endedAwaitingUser:
-            startRecovery()
+            startRecovery(delayed: delayed)
         case .recovering:
             if activationGaveUp {
                 activationGaveUp = false
@@ -134,12 +144,17 @@ extension SessionEngine {
         }
     }
 
-    private func startRecovery() {
+    private func startRecovery(delayed: Bool) {
         interruption = .recovering
         activationGaveUp = false
         timers.cancelActivation()
         if hasActiveModules {
-            issueActivate(attempt: 1)
+            if delayed {
+                activation = .scheduled
+                timers.schedule(.activate(attempt: 1), at: later(settings.reactivationDelayMs))
+            } else {
+                issueActivate(attempt: 1)
+            }
         } else {
             activation = .idle
             finishRecovery()

@@ -44,7 +44,7 @@ extension SessionEngine {
         let restore = backgroundConfiguration != nil && backgroundConfiguration == configuration
         backgroundConfiguration = nil
         reconcile(restore ? .restore : .increase)
-        recoverIfNeeded()
+        recoverIfNeeded(delayed: true)
         let due = later(settings.recordingRestartDelayMs)
         // heldForBackground stays set until the restart fires (or the module
         // releases), so a quick return to the background stops nothing.

@@ -80,6 +80,8 @@ public final class SessionEngine {
     var resumeMediaAfterInterruption = false
     var callHeld = false
     var outputWhenInterrupted: RoutePort = .unknown
+    /// The host's isOtherAudioPlaying report (setOtherAudioPlaying).
+    var otherAudioPlaying = false
 
     // Routes and the mixer format.
     var route = RouteInfo(output: .unknown)
@@ -242,6 +244,13 @@ public final class SessionEngine {
             if activation == .scheduled { activation = .idle }
             if !hasActiveModules {
                 if interruption == .recovering { finishRecovery() }
+                return
+            }
+            // Another app still holds the audio: a reactivation that would
+            // interrupt it (no mixing) is retried later.
+            if interruption == .recovering && otherAudioPlaying && !configuration.mixesWithOthers {
+                activation = .scheduled
+                timers.schedule(.activate(attempt: attempt), at: later(settings.reactivationDelayMs))
                 return
             }
             issueActivate(attempt: attempt)

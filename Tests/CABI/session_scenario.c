@@ -399,6 +399,33 @@ static void item7_voice_processing(void) {
     rtmix_session_destroy(s);
 }
 
+/* Decision (issue 8): foreground reactivation after a missing "ended" waits
+ * reactivation_delay_ms and is retried while another app holds the audio. */
+static void decision_foreground_reactivation(void) {
+    uint64_t due = 0;
+    rtmix_session *s = granted_session(RTMIX_SESSION_CATEGORY_SOLO_AMBIENT);
+    rtmix_session_module_id player = module(s, "player");
+    CHECK_OK(rtmix_session_request(s, player, RTMIX_SESSION_NEED_PLAYBACK, RTMIX_SESSION_MODE_NONE, 0));
+    CHECK_OK(rtmix_session_activation_result(s, 1, 5));
+    CHECK_OK(rtmix_session_interruption_began(s, 1000));
+    CHECK_OK(rtmix_session_set_other_audio_playing(s, 1, 1500));
+    CHECK_OK(rtmix_session_app_background(s, 1600));
+    drain_actions(s);
+    CHECK_OK(rtmix_session_app_foreground(s, 10000));
+    expect_no_actions(s, __LINE__);
+    CHECK_OK(rtmix_session_next_due(s, &due));
+    CHECK(due == 10500);
+    CHECK_OK(rtmix_session_tick(s, due));
+    expect_no_actions(s, __LINE__); /* other audio still plays */
+    CHECK_OK(rtmix_session_next_due(s, &due));
+    CHECK(due == 11000);
+    CHECK_OK(rtmix_session_set_other_audio_playing(s, 0, 10800));
+    CHECK_OK(rtmix_session_tick(s, due));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_ACTIVATE, 11000, 1, 0});
+    CHECK(rtmix_session_set_other_audio_playing(NULL, 1, 0) == RTMIX_ERR_INVALID_ARGUMENT);
+    rtmix_session_destroy(s);
+}
+
 int main(void) {
     const uint32_t PAR = RTMIX_SESSION_CATEGORY_PLAY_AND_RECORD;
     const uint32_t MIC_ON = RTMIX_SESSION_OPTION_MIX_WITH_OTHERS |
@@ -555,6 +582,7 @@ int main(void) {
     item5_ble_after_interruption();
     item6_recorder_and_interruption();
     item7_voice_processing();
+    decision_foreground_reactivation();
 
     printf("session_scenario: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -193,3 +193,59 @@ final class PlatformGapScenarioTests: XCTestCase {
         expect(e, [.voiceProcessing(enabled: false), .reconfigureEngine(sampleRate: 48000, channels: 2)])
     }
 }
+
+/// Issue 8, "worth deciding": reactivation on foreground after a missing
+/// "ended" waits `reactivationDelayMs` (documented practice), and is retried
+/// later while another app still holds the audio (isOtherAudioPlaying).
+final class ForegroundReactivationDecisionTests: XCTestCase {
+    func testForegroundReactivationIsDelayed() throws {
+        let e = makeEngine()
+        let player = try e.register(name: "player")
+        try e.request(player, SessionRequest(needs: [.playback]), now: 0)
+        try e.activationResult(success: true, now: 5)
+        _ = e.takeActions()
+        e.interruptionBegan(now: 1000)
+        _ = e.takeActions()
+        e.enteredBackground(now: 1100)
+        _ = e.takeActions()
+        e.enteredForeground(now: 10_000)
+        expect(e, actions: [], alarms: [SessionAlarm(.interruptionEndMissing, timeMs: 10_000)])
+        XCTAssertEqual(e.nextDueMs, 10_500)
+        e.tick(now: 10_500)
+        expect(e, actions: [at(10_500, .activate(attempt: 1))])
+    }
+
+    func testReactivationWaitsWhileOtherAudioPlays() throws {
+        let e = makeEngine()
+        let player = try e.register(name: "player")
+        try e.request(player, SessionRequest(needs: [.playback]), now: 0)
+        try e.activationResult(success: true, now: 5)
+        _ = e.takeActions()
+        e.interruptionBegan(now: 1000)
+        e.setOtherAudioPlaying(true, now: 1500)
+        e.enteredBackground(now: 1600)
+        e.enteredForeground(now: 10_000)
+        _ = e.takeActions()
+        _ = e.takeAlarms()
+        e.tick(now: 10_500)                 // music app still plays: retry later
+        expect(e, actions: [])
+        XCTAssertEqual(e.nextDueMs, 11_000)
+        e.setOtherAudioPlaying(false, now: 10_800)
+        e.tick(now: 11_000)
+        expect(e, actions: [at(11_000, .activate(attempt: 1))])
+        try e.activationResult(success: true, now: 11_010)
+        expect(e, actions: [at(11_010, .resumeOutput), at(11_010, .pauseMedia)])
+
+        // A call mixes with others: it reactivates whatever plays.
+        let c = makeEngine()
+        let rtc = try c.register(name: "rtc")
+        try c.request(rtc, SessionRequest(needs: [.call, .recording]), now: 0)
+        try c.activationResult(success: true, now: 5)
+        c.interruptionBegan(now: 1000)
+        c.setOtherAudioPlaying(true, now: 1500)
+        c.interruptionEnded(shouldResume: false, now: 2000)
+        _ = c.takeActions()
+        c.tick(now: 2500)
+        expect(c, actions: [at(2500, .activate(attempt: 1))])
+    }
+}
