@@ -113,9 +113,13 @@ final class SessionProgram {
             case 16: simple("app_background") { rtmix_session_app_background($0, $1) }
             case 17: simple("app_foreground") { rtmix_session_app_foreground($0, $1) }
             case 18:
-                if r.u8() % 4 == 0 {
+                let sel = r.u8() % 8
+                if sel < 2 {
                     let on = Int32(bitPattern: r.u32() % 3)
                     simple("set_voice_processing") { rtmix_session_set_voice_processing($0, on, $1) }
+                } else if sel < 4 {
+                    let on = Int32(bitPattern: r.u32() % 3)
+                    simple("set_other_audio_playing") { rtmix_session_set_other_audio_playing($0, on, $1) }
                 } else {
                     simple("tick") { rtmix_session_tick($0, $1) }
                 }
@@ -529,7 +533,7 @@ func runSwiftSession(_ r: inout FuzzReader) {
                                        previousOutput: RoutePort(rawValue: r.u32() % 12) ?? .unknown), now: t)
         case 9: e.setMicPermission(MicPermission(rawValue: r.u32() % 3) ?? .granted, now: t)
         case 10: if r.bool() { e.enteredBackground(now: t) } else { e.enteredForeground(now: t) }
-        case 11: e.tick(now: t); e.userRequestedPlayback(now: t); e.setVoiceProcessing(r.bool(), now: t)
+        case 11: e.tick(now: t); e.userRequestedPlayback(now: t); e.setVoiceProcessing(r.bool(), now: t); e.setOtherAudioPlaying(r.bool(), now: t)
         case 12:
             for _ in 0..<Int(r.u8()) { _ = e.nextAction(); _ = e.nextAlarm() }
         default:
