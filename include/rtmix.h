@@ -572,8 +572,9 @@ const char *rtmix_event_name(int32_t type);
  * encodes the rules that keep RTC and media audible. The host's small
  * platform glue reports what it sees (requests, observed session changes,
  * interruptions, route changes, permission, app state) and applies the
- * actions the engine returns. See README.md ("Audio session policy engine") for the rules table and
- * an example of iOS glue.
+ * actions the engine returns. See docs/session-policy.md for the rules
+ * (with the platform documents they come from), the validity table and an
+ * example of iOS glue.
  *
  * Conventions of this section
  * - No clocks and no timers: every call that can change state takes the
@@ -658,12 +659,15 @@ typedef enum rtmix_session_mode {
 
 /* Validity table (the platform's rules; invalid combinations are reported,
  * never applied):
- *   options  MIX_WITH_OTHERS, DUCK_OTHERS, INTERRUPT_SPOKEN_AUDIO...:
- *              PLAYBACK, PLAY_AND_RECORD, MULTI_ROUTE
+ *   options  MIX_WITH_OTHERS, INTERRUPT_SPOKEN_AUDIO...:
+ *              PLAYBACK, PLAY_AND_RECORD, MULTI_ROUTE (AMBIENT mixes
+ *              without it)
+ *            DUCK_OTHERS: AMBIENT, PLAYBACK, PLAY_AND_RECORD, MULTI_ROUTE
  *            ALLOW_BLUETOOTH: RECORD, PLAY_AND_RECORD
  *            DEFAULT_TO_SPEAKER, ALLOW_BLUETOOTH_A2DP, ALLOW_AIR_PLAY:
  *              PLAY_AND_RECORD
- *            AMBIENT, SOLO_AMBIENT: no options
+ *            SOLO_AMBIENT: no options
+ *   (AVAudioSessionTypes.h, "... is only valid with ..." per option)
  *   modes    DEFAULT: all; VOICE_CHAT, VIDEO_CHAT, GAME_CHAT:
  *            PLAY_AND_RECORD; VIDEO_RECORDING: RECORD, PLAY_AND_RECORD;
  *            MOVIE_PLAYBACK: PLAYBACK; MEASUREMENT: PLAYBACK, RECORD,
@@ -690,6 +694,11 @@ typedef enum rtmix_session_mode {
 #define RTMIX_SESSION_NEED_DUCK_OTHERS 0x40u
 #define RTMIX_SESSION_NEED_RECORD_IN_BACKGROUND 0x80u /* may keep recording
                                                          in the background */
+#define RTMIX_SESSION_NEED_BLUETOOTH_A2DP 0x100u /* Bluetooth A2DP (stereo)
+                                                   output even while
+                                                   recording (built-in mic);
+                                                   a recording CALL still
+                                                   gets HFP */
 
 /* Microphone permission (AVAudioSessionRecordPermission). */
 typedef enum rtmix_session_mic_permission {
@@ -752,7 +761,12 @@ typedef enum rtmix_session_port {
  *   STOP_RECORDING       `module` must stop recording now.
  *   ROUTE_TO_SPEAKER     overrideOutputAudioPort:Speaker (a proposal; the
  *                        app may ask the user first).
- *   SECONDARY_AUDIO_HINT flag = 1: silence secondary audio; 0: resume it. */
+ *   SECONDARY_AUDIO_HINT flag = 1: silence secondary audio; 0: resume it.
+ *   VOICE_PROCESSING     flag = 1: voice processing is now on (VOICE_CHAT or
+ *                        VIDEO_CHAT on PLAY_AND_RECORD, or
+ *                        rtmix_session_set_voice_processing); the I/O unit
+ *                        outputs mono, so RECONFIGURE_ENGINE to 1 channel
+ *                        follows. 0: off, RECONFIGURE_ENGINE back follows. */
 #define RTMIX_SESSION_ACTION_SET_CONFIGURATION 1u
 #define RTMIX_SESSION_ACTION_ACTIVATE 2u
 #define RTMIX_SESSION_ACTION_DEACTIVATE 3u
@@ -767,6 +781,7 @@ typedef enum rtmix_session_port {
 #define RTMIX_SESSION_ACTION_STOP_RECORDING 12u
 #define RTMIX_SESSION_ACTION_ROUTE_TO_SPEAKER 13u
 #define RTMIX_SESSION_ACTION_SECONDARY_AUDIO_HINT 14u
+#define RTMIX_SESSION_ACTION_VOICE_PROCESSING 15u
 
 /* Alarm codes (rtmix_session_alarm.code).
  *   CONFIGURATION_OVERRIDDEN  `module` changed the session against the
@@ -879,7 +894,7 @@ typedef struct rtmix_session_action {
     uint32_t channels;      /* RECONFIGURE_ENGINE */
     uint32_t attempt;       /* ACTIVATE, from 1 */
     int32_t flag;           /* DEACTIVATE, SET_CALL_HELD,
-                               SECONDARY_AUDIO_HINT */
+                               SECONDARY_AUDIO_HINT, VOICE_PROCESSING */
 } rtmix_session_action;
 
 typedef struct rtmix_session_alarm {
@@ -908,6 +923,9 @@ typedef struct rtmix_session_state {
     uint32_t output;         /* rtmix_session_port of the last route */
     uint32_t pending_actions;
     uint32_t pending_alarms;
+    /* Appended in RTMix 0.2 (a 0.1 caller's 60-byte struct stops above). */
+    int32_t voice_processing; /* 1 while voice processing is on (the
+                                 mixer output is mono) */
 } rtmix_session_state;
 
 /* Fill a struct with its size and defaults (config: SOLO_AMBIENT, DEFAULT,
@@ -972,7 +990,10 @@ int32_t rtmix_session_module_name(rtmix_session *session, rtmix_session_module_i
  * configuration already satisfies every active module nothing is queued;
  * otherwise a SET_CONFIGURATION (and ACTIVATE when the session is
  * inactive). A request that needs less than the module's previous one
- * restores the configuration the active modules need. RECORDING is gated:
+ * restores the configuration the active modules need. Play-only needs move
+ * SOLO_AMBIENT (or RECORD) to PLAYBACK; in the background a player needs a
+ * category that plays there (PLAYBACK, PLAY_AND_RECORD, MULTI_ROUTE).
+ * RECORDING is gated:
  * undetermined permission queues REQUEST_MIC_PERMISSION, denied raises
  * MIC_PERMISSION_DENIED, in the background it waits for the foreground
  * (unless RECORD_IN_BACKGROUND).
@@ -994,7 +1015,9 @@ int32_t rtmix_session_release(rtmix_session *session, rtmix_session_module_id id
 /* Reports a configuration observed on the platform session, made by module
  * `id` (RTMIX_SESSION_MODULE_UNKNOWN if not known). If it leaves an active
  * module unsatisfied, queues the corrective SET_CONFIGURATION and raises
- * CONFIGURATION_OVERRIDDEN naming the module. An invalid configuration
+ * CONFIGURATION_OVERRIDDEN naming the module (never when the only module
+ * left unsatisfied is `id` itself: that correction carries no alarm). An
+ * invalid configuration
  * (including unknown category/mode values) raises INVALID_CONFIGURATION and
  * is not adopted. Reporting the engine's own configuration does nothing.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, size too small),
@@ -1003,8 +1026,9 @@ int32_t rtmix_session_release(rtmix_session *session, rtmix_session_module_id id
 int32_t rtmix_session_observe_config(rtmix_session *session, rtmix_session_module_id id,
                                      const rtmix_session_config *cfg, uint64_t now_ms);
 
-/* AVAudioSessionInterruptionTypeBegan: queues PAUSE_OUTPUT and, during a
- * call, SET_CALL_HELD(1). A repeated "began" is ignored.
+/* AVAudioSessionInterruptionTypeBegan: queues PAUSE_OUTPUT, STOP_RECORDING
+ * for every running recorder that is not the call, and, during a call,
+ * SET_CALL_HELD(1). A repeated "began" is ignored.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL).
  * Thread safety: see conventions. Real-time safe: no. */
 int32_t rtmix_session_interruption_began(rtmix_session *session, uint64_t now_ms);
@@ -1012,7 +1036,10 @@ int32_t rtmix_session_interruption_began(rtmix_session *session, uint64_t now_ms
 /* AVAudioSessionInterruptionTypeEnded. With should_resume != 0, or during a
  * call, ACTIVATE is queued after reactivation_delay_ms; its success queues
  * RESUME_OUTPUT, SET_CALL_HELD(0), RESUME_MEDIA (should_resume) or
- * PAUSE_MEDIA (not), and maybe ROUTE_TO_SPEAKER. Otherwise the engine waits
+ * PAUSE_MEDIA (not), maybe ROUTE_TO_SPEAKER (output left on a Bluetooth HFP
+ * or LE device the user did not pick), and START_RECORDING for the
+ * recorders the interruption stopped recording_restart_delay_ms later.
+ * Otherwise the engine waits
  * for rtmix_session_user_play or the foreground. Ignored when no
  * interruption is in progress.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL).
@@ -1066,18 +1093,40 @@ int32_t rtmix_session_set_mic_permission(rtmix_session *session, uint32_t permis
 
 /* The app entered the background: modules recording without
  * RECORD_IN_BACKGROUND get STOP_RECORDING and the session switches to the
- * play-only configuration the remaining needs give. Repeats are ignored.
+ * play-only configuration the remaining needs give (PLAYBACK rather than
+ * SOLO_AMBIENT/AMBIENT, which screen lock silences). Repeats are ignored.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL).
  * Thread safety: see conventions. Real-time safe: no. */
 int32_t rtmix_session_app_background(rtmix_session *session, uint64_t now_ms);
 
 /* The app returned to the foreground: the recording configuration is
  * restored at once, START_RECORDING follows after
- * recording_restart_delay_ms; a missing interruption "ended" is recovered.
+ * recording_restart_delay_ms; a missing interruption "ended" is recovered
+ * (ACTIVATE after reactivation_delay_ms, see
+ * rtmix_session_set_other_audio_playing).
  * Repeats are ignored.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL).
  * Thread safety: see conventions. Real-time safe: no. */
 int32_t rtmix_session_app_foreground(rtmix_session *session, uint64_t now_ms);
+
+/* The host's explicit voice-processing switch (enabled != 0), e.g.
+ * AVAudioInputNode setVoiceProcessingEnabled:. Voice processing is on while
+ * this is set or the configuration is PLAY_AND_RECORD with VOICE_CHAT or
+ * VIDEO_CHAT; a change queues VOICE_PROCESSING and RECONFIGURE_ENGINE
+ * (mono while on). Repeats change nothing.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL).
+ * Thread safety: see conventions. Real-time safe: no. */
+int32_t rtmix_session_set_voice_processing(rtmix_session *session, int enabled, uint64_t now_ms);
+
+/* The platform's isOtherAudioPlaying (playing != 0: another app holds the
+ * audio). While set, a delayed reactivation (after an interruption, or on
+ * the foreground after a missing "ended") of a configuration that does not
+ * mix with others is retried reactivation_delay_ms later instead of queueing
+ * ACTIVATE. Default 0.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL).
+ * Thread safety: see conventions. Real-time safe: no. */
+int32_t rtmix_session_set_other_audio_playing(rtmix_session *session, int playing,
+                                              uint64_t now_ms);
 
 /* Does the delayed work due at or before now_ms (every other call taking
  * now_ms does it too, first).
@@ -1099,7 +1148,10 @@ int32_t rtmix_session_next_due(rtmix_session *session, uint64_t *due_ms);
  * Thread safety: see conventions. Real-time safe: no. */
 int32_t rtmix_session_next_action(rtmix_session *session, rtmix_session_action *action);
 
-/* As rtmix_session_next_action, for alarms. */
+/* As rtmix_session_next_action, for alarms.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, size too small),
+ * RTMIX_ERR_NOT_FOUND (queue empty; *alarm untouched).
+ * Thread safety: see conventions. Real-time safe: no. */
 int32_t rtmix_session_next_alarm(rtmix_session *session, rtmix_session_alarm *alarm);
 
 /* Copies a snapshot of the engine state into `*state`.

@@ -34,6 +34,10 @@ public enum SessionAction: Equatable, Sendable {
     /// Another app's secondary-audio hint: silence (true) or resume (false)
     /// secondary audio such as sound effects or background music.
     case secondaryAudioHint(silence: Bool)
+    /// Voice processing (echo cancellation, AGC) turned on (true) or off:
+    /// while on, the platform's I/O unit outputs mono, so a
+    /// `reconfigureEngine` to one channel follows (and back after).
+    case voiceProcessing(enabled: Bool)
 
     /// Stable integer kind (RTMIX_SESSION_ACTION_*).
     public var kindCode: UInt32 {
@@ -52,6 +56,7 @@ public enum SessionAction: Equatable, Sendable {
         case .stopRecording: return 12
         case .routeToSpeaker: return 13
         case .secondaryAudioHint: return 14
+        case .voiceProcessing: return 15
         }
     }
 }

@@ -381,6 +381,20 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
     withSession(p) { e in e.enteredForeground(now: now) }
 }
 
+@_cdecl("rtmix_session_set_voice_processing")
+@usableFromInline internal func rtmix_session_set_voice_processing(
+    _ p: OpaquePointer?, _ enabled: Int32, _ now: UInt64
+) -> Int32 {
+    withSession(p) { e in e.setVoiceProcessing(enabled != 0, now: now) }
+}
+
+@_cdecl("rtmix_session_set_other_audio_playing")
+@usableFromInline internal func rtmix_session_set_other_audio_playing(
+    _ p: OpaquePointer?, _ playing: Int32, _ now: UInt64
+) -> Int32 {
+    withSession(p) { e in e.setOtherAudioPlaying(playing != 0, now: now) }
+}
+
 @_cdecl("rtmix_session_tick")
 @usableFromInline internal func rtmix_session_tick(_ p: OpaquePointer?, _ now: UInt64) -> Int32 {
     withSession(p) { e in e.tick(now: now) }
@@ -424,6 +438,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
             c.channels = channels
         case .startRecording(let id), .stopRecording(let id): c.module = id.rawValue
         case .secondaryAudioHint(let silence): c.flag = silence ? 1 : 0
+        case .voiceProcessing(let on): c.flag = on ? 1 : 0
         case .pauseOutput, .resumeOutput, .pauseMedia, .resumeMedia, .requestMicPermission,
              .routeToSpeaker:
             break
@@ -476,6 +491,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
         c.output = s.output.rawValue
         c.pending_actions = UInt32(e.pendingActionCount)
         c.pending_alarms = UInt32(e.pendingAlarmCount)
+        c.voice_processing = s.voiceProcessing ? 1 : 0
         writeOut(c, to: out)
     }
 }
@@ -499,6 +515,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
     case 12: return cString("STOP_RECORDING")
     case 13: return cString("ROUTE_TO_SPEAKER")
     case 14: return cString("SECONDARY_AUDIO_HINT")
+    case 15: return cString("VOICE_PROCESSING")
     default: return cString("UNKNOWN")
     }
 }

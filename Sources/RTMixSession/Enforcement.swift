@@ -3,6 +3,9 @@
 // it came from. A change that leaves an active module unsatisfied (e.g. a
 // WebView setting playback without mixWithOthers during a call) is undone
 // with a corrective setConfiguration and an alarm naming the culprit.
+// A module is never reported for overriding itself: a change that only
+// contradicts the reporting module's own needs is corrected without an
+// alarm (its needs are the contract; it updates them with a new request).
 
 extension SessionEngine {
     /// Reports a configuration observed on the platform session.
@@ -37,12 +40,16 @@ extension SessionEngine {
         if observed == configuration { return }
         configuration = observed
         let inputs = arbiterInputs
-        if let victim = Arbiter.firstUnsatisfied(observed, inputs) {
+        if Arbiter.firstUnsatisfied(observed, inputs) != nil {
             let target = Arbiter.target(inputs, base: settings.base)
-            let added = target.options.subtracting(observed.options)
-            raise(.configurationOverridden, module: module, related: victim, detail: added.rawValue)
+            let culprit: ModuleID? = module == .unknown ? nil : module
+            if let victim = Arbiter.firstUnsatisfied(observed, inputs, excluding: culprit) {
+                let added = target.options.subtracting(observed.options)
+                raise(.configurationOverridden, module: module, related: victim, detail: added.rawValue)
+            }
             apply(target)
         }
+        updateVoiceProcessing()
         checkCarKitAdvisory()
     }
 }

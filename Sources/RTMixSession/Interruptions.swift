@@ -3,11 +3,13 @@
 // other apps' secondary-audio hints.
 
 extension SessionEngine {
-    /// AVAudioSessionInterruptionTypeBegan: pause/fade the output, mark the
-    /// call held. A repeated "began" is ignored.
+    /// AVAudioSessionInterruptionTypeBegan: pause/fade the output, stop
+    /// every running recorder other than the call (it restarts after the
+    /// reactivation), mark the call held. A repeated "began" is ignored.
     public func interruptionBegan(now: UInt64) {
         advance(to: now)
         if interruption == .began { return }
+        let inputs = arbiterInputs
         interruption = .began
         sessionActive = false
         activation = .idle
@@ -15,6 +17,23 @@ extension SessionEngine {
         resumeMediaAfterInterruption = false
         outputWhenInterrupted = route.output
         emit(.pauseOutput)
+        // "Handling audio interruptions": the system has stopped the app's
+        // audio; playback and recording are paused until reactivation.
+        for i in modules.indices {
+            guard let r = modules[i].request, r.needs.contains(.recording),
+                  !r.needs.contains(.call), !modules[i].heldForInterruption else { continue }
+            let running = !modules[i].heldForBackground && !modules[i].awaitingPermission
+                && inputs.contains { $0.id == modules[i].id && $0.needs.contains(.recording) }
+            if running {
+                emit(.stopRecording(modules[i].id))
+                modules[i].heldForInterruption = true
+            } else if modules[i].heldForBackground && foreground {
+                // Its foreground restart was still pending: it restarts
+                // after the reactivation instead.
+                modules[i].heldForInterruption = true
+            }
+        }
+        timers.cancelRecordingStarts()
         if callActive && !callHeld {
             callHeld = true
             emit(.setCallHeld(true))
@@ -83,7 +102,16 @@ extension SessionEngine {
     public func userRequestedPlayback(now: UInt64) {
         advance(to: now)
         resumeMediaAfterInterruption = true
-        recoverIfNeeded()
+        recoverIfNeeded(delayed: false)
+    }
+
+    /// The platform's `isOtherAudioPlaying` (or
+    /// `secondaryAudioShouldBeSilencedHint`): another app holds the audio.
+    /// While true, a delayed reactivation of a configuration that does not
+    /// mix with others is put off by `reactivationDelayMs` at a time.
+    public func setOtherAudioPlaying(_ playing: Bool, now: UInt64) {
+        advance(to: now)
+        otherAudioPlaying = playing
     }
 
     /// Another app's secondary-audio hint
@@ -94,14 +122,15 @@ extension SessionEngine {
     }
 
     /// Starts the recovery that a missing or non-resuming "ended" left
-    /// undone (foreground, play), or a new activation after giving up.
-    func recoverIfNeeded() {
+    /// undone (foreground: after `reactivationDelayMs`; play: at once), or a
+    /// new activation after giving up.
+    func recoverIfNeeded(delayed: Bool) {
         switch interruption {
         case .began:
             raise(.interruptionEndMissing)
-            startRecovery()
+            startRecovery(delayed: delayed)
         case .endedAwaitingUser:
-            startRecovery()
+            startRecovery(delayed: delayed)
         case .recovering:
             if activationGaveUp {
                 activationGaveUp = false
@@ -115,12 +144,17 @@ extension SessionEngine {
         }
     }
 
-    private func startRecovery() {
+    private func startRecovery(delayed: Bool) {
         interruption = .recovering
         activationGaveUp = false
         timers.cancelActivation()
         if hasActiveModules {
-            issueActivate(attempt: 1)
+            if delayed {
+                activation = .scheduled
+                timers.schedule(.activate(attempt: 1), at: later(settings.reactivationDelayMs))
+            } else {
+                issueActivate(attempt: 1)
+            }
         } else {
             activation = .idle
             finishRecovery()
@@ -128,8 +162,10 @@ extension SessionEngine {
     }
 
     /// Reactivation after an interruption succeeded: resume the output, the
-    /// call and (if allowed) media; propose the speaker if the output is now
-    /// an HFP device the user did not pick.
+    /// call and (if allowed) media; restart the recorders it stopped after
+    /// `recordingRestartDelayMs` (as after the foreground); propose the
+    /// speaker if the output is now a Bluetooth HFP or LE device the user did
+    /// not pick.
     func finishRecovery() {
         interruption = .none
         emit(.resumeOutput)
@@ -140,10 +176,16 @@ extension SessionEngine {
         if mediaActive {
             emit(resumeMediaAfterInterruption ? .resumeMedia : .pauseMedia)
         }
-        if settings.proposeSpeakerAfterInterruption && route.output == .bluetoothHFP
-            && !route.userSelected && outputWhenInterrupted != .bluetoothHFP {
+        if settings.proposeSpeakerAfterInterruption && route.output.isBluetoothVoice
+            && !route.userSelected && !outputWhenInterrupted.isBluetoothVoice {
             emit(.routeToSpeaker)
         }
         resumeMediaAfterInterruption = false
+        let due = later(settings.recordingRestartDelayMs)
+        for m in modules where m.heldForInterruption || (m.heldForBackground && foreground) {
+            if let r = m.request, r.needs.contains(.recording), recordingAllowed(r.needs) {
+                timers.schedule(.startRecording(m.id), at: due)
+            }
+        }
     }
 }

@@ -2,7 +2,9 @@
 //
 // Background: recording is not allowed there (unless a module asked for
 // recordInBackground): its modules get stopRecording and the session goes
-// to the play-only configuration the remaining needs give.
+// to the play-only configuration the remaining needs give; a player needs a
+// category that plays in the background (playback, not soloAmbient/ambient,
+// which screen lock silences).
 // Foreground: the recording configuration is restored at once; recording
 // restarts only after `recordingRestartDelayMs` (an immediate restart fails
 // with an I/O error on the platform). A missing interruption "ended" is
@@ -21,12 +23,14 @@ extension SessionEngine {
             guard let r = modules[i].request, r.needs.contains(.recording),
                   !r.needs.contains(.recordInBackground) else { continue }
             // A module whose restart is still pending has not restarted yet.
-            let wasRecording = !modules[i].heldForBackground
+            let wasRecording = !modules[i].heldForBackground && !modules[i].heldForInterruption
                 && before.contains { $0.id == modules[i].id && $0.needs.contains(.recording) }
             if wasRecording { emit(.stopRecording(modules[i].id)) }
             if micPermission == .granted { modules[i].heldForBackground = true }
         }
+        let configurationBefore = configuration
         reconcile(.restore)
+        backgroundConfiguration = configuration != configurationBefore ? configuration : nil
     }
 
     /// The app returned to the foreground (UIApplicationWillEnterForeground
@@ -35,12 +39,17 @@ extension SessionEngine {
         advance(to: now)
         guard !foreground else { return }
         foreground = true
-        reconcile(.increase)
-        recoverIfNeeded()
+        // The configuration chosen for the background (e.g. playback for an
+        // ambient player) is undone; otherwise only what fails is changed.
+        let restore = backgroundConfiguration != nil && backgroundConfiguration == configuration
+        backgroundConfiguration = nil
+        reconcile(restore ? .restore : .increase)
+        recoverIfNeeded(delayed: true)
         let due = later(settings.recordingRestartDelayMs)
         // heldForBackground stays set until the restart fires (or the module
         // releases), so a quick return to the background stops nothing.
-        for m in modules where m.heldForBackground {
+        // During an interruption the restart follows the reactivation.
+        for m in modules where m.heldForBackground && interruption == .none {
             if let r = m.request, r.needs.contains(.recording), recordingAllowed(r.needs) {
                 timers.schedule(.startRecording(m.id), at: due)
             }

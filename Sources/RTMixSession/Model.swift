@@ -4,7 +4,7 @@
 // integers (category options, route-change reasons, interruption flags), so
 // host glue can pass them straight through. Categories, modes and ports are
 // strings on the platform; they get stable integers here (documented in
-// include/rtmix.h and README.md ("Audio session policy engine")).
+// include/rtmix.h and docs/session-policy.md).
 
 /// Audio session category (AVAudioSessionCategory*). Stable integer values.
 public enum SessionCategory: UInt32, Sendable {
@@ -116,8 +116,17 @@ public struct SessionNeeds: OptionSet, Sendable, Hashable {
     /// The module may keep recording in the background (e.g. a VoIP call
     /// with the audio background mode).
     public static let recordInBackground = SessionNeeds(rawValue: 0x80)
+    /// Bluetooth A2DP (stereo, music quality) output even while recording;
+    /// the built-in microphone records then (allowBluetoothA2DP on
+    /// playAndRecord). An RTC call that records still gets HFP.
+    public static let bluetoothA2DP = SessionNeeds(rawValue: 0x100)
 
-    public static let known = SessionNeeds(rawValue: 0xFF)
+    public static let known = SessionNeeds(rawValue: 0x1FF)
+
+    /// Internal (never accepted from callers): the module plays while the app
+    /// is in the background, so the category must keep playing there
+    /// (playback, playAndRecord or multiRoute; not ambient or soloAmbient).
+    static let playsInBackground = SessionNeeds(rawValue: 0x8000_0000)
 }
 
 /// A module's request: its needs and, optionally, a preferred mode.
@@ -153,6 +162,10 @@ public enum RoutePort: UInt32, Sendable {
     case usbAudio = 9         // AVAudioSessionPortUSBAudio
     case hdmi = 10            // AVAudioSessionPortHDMI
     case other = 11           // anything else
+
+    /// A Bluetooth headset profile that carries a call (HFP, or Bluetooth LE
+    /// audio): left there after another app's call, the speaker is proposed.
+    public var isBluetoothVoice: Bool { self == .bluetoothHFP || self == .bluetoothLE }
 
     /// A personal device whose loss should pause media (unplug rule).
     public var isPrivate: Bool {

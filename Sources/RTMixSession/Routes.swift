@@ -69,15 +69,48 @@ extension SessionEngine {
             && previous.isPrivate && mediaActive {
             emit(.pauseMedia)
         }
+        updateEngineFormat()
+    }
+
+    /// The mixer format the route and voice processing call for: HFP is the
+    /// HFP rate, mono; voice processing is mono at the normal rate;
+    /// otherwise the engine's normal format.
+    func updateEngineFormat() {
+        var rate = settings.engineSampleRate
+        var channels = settings.engineChannels
         if route.output == .bluetoothHFP {
             // A reported rate outside what HFP/LE audio uses (8–48 kHz) is a
             // glitch of the report, not a format the mixer could take.
             let reported = route.sampleRate
-            let rate = (8_000...48_000).contains(reported) ? reported : settings.defaultHFPSampleRate
-            reconfigureEngine(sampleRate: rate, channels: 1)
-        } else {
-            reconfigureEngine(sampleRate: settings.engineSampleRate, channels: settings.engineChannels)
+            rate = (8_000...48_000).contains(reported) ? reported : settings.defaultHFPSampleRate
+            channels = 1
         }
+        if voiceProcessingOn { channels = 1 }
+        reconfigureEngine(sampleRate: rate, channels: channels)
+    }
+
+    // MARK: Voice processing
+
+    /// The host's explicit voice-processing switch (e.g.
+    /// AVAudioInputNode.setVoiceProcessingEnabled). Voice processing is on
+    /// while this is set or the configuration is playAndRecord with the
+    /// voiceChat or videoChat mode.
+    public func setVoiceProcessing(_ enabled: Bool, now: UInt64) {
+        advance(to: now)
+        voiceProcessingSwitch = enabled
+        updateVoiceProcessing()
+    }
+
+    /// Announces a voice-processing change (voiceProcessing action) and
+    /// reconfigures the mixer (mono while on).
+    func updateVoiceProcessing() {
+        let c = configuration
+        let byMode = c.category == .playAndRecord && (c.mode == .voiceChat || c.mode == .videoChat)
+        let on = voiceProcessingSwitch || byMode
+        if on == voiceProcessingOn { return }
+        voiceProcessingOn = on
+        emit(.voiceProcessing(enabled: on))
+        updateEngineFormat()
     }
 
     private func reconfigureEngine(sampleRate: UInt32, channels: UInt32) {

@@ -16,6 +16,8 @@ struct ModuleRecord {
     var awaitingPermission = false
     /// Recording stopped (or held back) because the app is in the background.
     var heldForBackground = false
+    /// Recording stopped by an interruption; restarts after reactivation.
+    var heldForInterruption = false
 }
 
 enum ActivationState: Equatable {
@@ -48,6 +50,9 @@ public struct SessionState: Equatable, Sendable {
     public var engineChannels: UInt32
     public var activeModules: UInt32
     public var output: RoutePort
+    /// Voice processing is on (VoiceChat/VideoChat on playAndRecord, or the
+    /// host's explicit switch): the mixer output is mono.
+    public var voiceProcessing: Bool = false
 }
 
 public final class SessionEngine {
@@ -75,17 +80,26 @@ public final class SessionEngine {
     var resumeMediaAfterInterruption = false
     var callHeld = false
     var outputWhenInterrupted: RoutePort = .unknown
+    /// The host's isOtherAudioPlaying report (setOtherAudioPlaying).
+    var otherAudioPlaying = false
 
     // Routes and the mixer format.
     var route = RouteInfo(output: .unknown)
     var engineSampleRate: UInt32
     var engineChannels: UInt32
     var carKitAdvisoryRaised = false
+    /// The host's explicit voice-processing switch (setVoiceProcessing).
+    var voiceProcessingSwitch = false
+    /// Voice processing as last announced (voiceProcessing action).
+    var voiceProcessingOn = false
 
     // Permission and app state.
     var micPermission: MicPermission
     var permissionRequested = false
     var foreground = true
+    /// The configuration enteredBackground switched to (nil if it changed
+    /// nothing); enteredForeground restores the foreground target from it.
+    var backgroundConfiguration: SessionConfiguration?
 
     /// Creates an engine. Throws `.invalidArgument` if the base configuration
     /// is invalid (see `ValidityTable`) or a setting is out of range.
@@ -177,6 +191,7 @@ public final class SessionEngine {
         } else {
             modules[index].awaitingPermission = false
             modules[index].heldForBackground = false
+            modules[index].heldForInterruption = false
         }
         reconcile(increase ? .increase : .restore)
         if let mode = request.preferredMode, configuration.mode != mode {
@@ -193,6 +208,7 @@ public final class SessionEngine {
         modules[index].request = nil
         modules[index].awaitingPermission = false
         modules[index].heldForBackground = false
+        modules[index].heldForInterruption = false
         reconcile(.restore)
     }
 
@@ -230,11 +246,21 @@ public final class SessionEngine {
                 if interruption == .recovering { finishRecovery() }
                 return
             }
+            // Another app still holds the audio: a reactivation that would
+            // interrupt it (no mixing) is retried later.
+            if interruption == .recovering && otherAudioPlaying && !configuration.mixesWithOthers {
+                activation = .scheduled
+                timers.schedule(.activate(attempt: attempt), at: later(settings.reactivationDelayMs))
+                return
+            }
             issueActivate(attempt: attempt)
         case .startRecording(let id):
-            for i in modules.indices where modules[i].id == id && modules[i].heldForBackground {
+            for i in modules.indices where modules[i].id == id
+                && (modules[i].heldForBackground || modules[i].heldForInterruption) {
+                if interruption != .none { continue }
                 if let r = modules[i].request, r.needs.contains(.recording), recordingAllowed(r.needs) {
                     modules[i].heldForBackground = false
+                    modules[i].heldForInterruption = false
                     emit(.startRecording(id))
                 }
             }
@@ -279,7 +305,8 @@ public final class SessionEngine {
                      interrupted: interruption != .none, callHeld: callHeld,
                      foreground: foreground, micPermission: micPermission,
                      engineSampleRate: engineSampleRate, engineChannels: engineChannels,
-                     activeModules: UInt32(activeModuleCount), output: route.output)
+                     activeModules: UInt32(activeModuleCount), output: route.output,
+                     voiceProcessing: voiceProcessingOn)
     }
 
     func emit(_ action: SessionAction) {
@@ -364,6 +391,7 @@ public final class SessionEngine {
         case .restore:
             if configuration != target { apply(target) }
         }
+        updateVoiceProcessing()
         updateActivation()
         checkCarKitAdvisory()
     }

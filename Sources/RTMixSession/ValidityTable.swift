@@ -23,16 +23,19 @@ public struct ValidityReport: Equatable, Sendable {
 }
 
 public enum ValidityTable {
-    /// Options that may be set with `category`.
+    /// Options that may be set with `category` (AVAudioSessionTypes.h, the
+    /// "only valid with" line of each AVAudioSessionCategoryOptions value).
     ///
-    /// - mixWithOthers, duckOthers, interruptSpokenAudioAndMixWithOthers:
-    ///   playback, playAndRecord, multiRoute.
+    /// - mixWithOthers, interruptSpokenAudioAndMixWithOthers: playback,
+    ///   playAndRecord, multiRoute (ambient mixes implicitly).
+    /// - duckOthers: ambient, playback, playAndRecord, multiRoute.
     /// - allowBluetooth (HFP): record, playAndRecord.
     /// - defaultToSpeaker, allowBluetoothA2DP, allowAirPlay: playAndRecord.
-    /// - ambient, soloAmbient: none (ambient always mixes).
+    /// - soloAmbient: none.
     public static func allowedOptions(for category: SessionCategory) -> SessionOptions {
         switch category {
-        case .ambient, .soloAmbient: return []
+        case .ambient: return .duckOthers
+        case .soloAmbient: return []
         case .playback, .multiRoute: return SessionOptions(rawValue: 0x13)
         case .record: return .allowBluetooth
         case .playAndRecord: return .known

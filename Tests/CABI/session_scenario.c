@@ -7,8 +7,10 @@
  * player joins; the WebView courseware sets playback without mixWithOthers;
  * a VoIP app interrupts, the first reactivation fails, the second works;
  * the microphone is muted (back to A2DP); everybody leaves.
+ * Then one scenario per item of issue 8 (platform behaviour gaps), the C
+ * twins of Tests/RTMixSessionTests/PlatformGapScenarioTests.swift.
  *
- * Build and run (see README.md ("Audio session policy engine")):
+ * Build and run (see docs/session-policy.md):
  *   swift build --product rtmix
  *   clang -std=c99 -Wall -Wextra -Werror -I include Tests/CABI/session_scenario.c \
  *     -L .build/debug -lrtmix -Wl,-rpath,$PWD/.build/debug -o /tmp/session_scenario
@@ -68,6 +70,7 @@ static void expect_actions(rtmix_session *s, const expected_action *want, int n,
         case RTMIX_SESSION_ACTION_DEACTIVATE:
         case RTMIX_SESSION_ACTION_SET_CALL_HELD:
         case RTMIX_SESSION_ACTION_SECONDARY_AUDIO_HINT:
+        case RTMIX_SESSION_ACTION_VOICE_PROCESSING:
             ok = ok && (uint32_t)got.flag == want[i].a;
             break;
         case RTMIX_SESSION_ACTION_RECONFIGURE_ENGINE:
@@ -150,6 +153,277 @@ static void report_route(rtmix_session *s, uint32_t reason, uint32_t output,
     r.mode = RTMIX_SESSION_MODE_DEFAULT;
     r.options = options;
     CHECK_OK(rtmix_session_route_changed(s, &r, now));
+}
+
+/* A session with granted microphone permission and the given base. */
+static rtmix_session *granted_session(uint32_t base_category) {
+    rtmix_session_settings st;
+    rtmix_session *s = NULL;
+    rtmix_session_settings_init(&st);
+    st.mic_permission = RTMIX_SESSION_MIC_GRANTED;
+    st.base_category = base_category;
+    CHECK_OK(rtmix_session_create(&st, &s));
+    return s;
+}
+
+static rtmix_session_module_id module(rtmix_session *s, const char *name) {
+    rtmix_session_module_id id = 0;
+    CHECK_OK(rtmix_session_module_register(s, name, &id));
+    return id;
+}
+
+static void drain_actions(rtmix_session *s) {
+    rtmix_session_action a;
+    rtmix_session_action_init(&a);
+    while (rtmix_session_next_action(s, &a) == RTMIX_OK) {
+    }
+}
+
+static void observe(rtmix_session *s, rtmix_session_module_id id, uint32_t category,
+                    uint32_t mode, uint32_t options, uint64_t now) {
+    rtmix_session_config c;
+    rtmix_session_config_init(&c);
+    c.category = category;
+    c.mode = mode;
+    c.options = options;
+    CHECK_OK(rtmix_session_observe_config(s, id, &c, now));
+}
+
+static void route(rtmix_session *s, uint32_t reason, uint32_t output, uint32_t rate,
+                  uint64_t now) {
+    rtmix_session_route r;
+    rtmix_session_route_init(&r);
+    r.reason = reason;
+    r.output = output;
+    r.sample_rate = rate;
+    CHECK_OK(rtmix_session_route_changed(s, &r, now));
+}
+
+/* Issue 8, item 1: background playback uses PLAYBACK, not SOLO_AMBIENT. */
+static void item1_background_playback(void) {
+    rtmix_session *s = granted_session(RTMIX_SESSION_CATEGORY_SOLO_AMBIENT);
+    rtmix_session_module_id rec = module(s, "read-along-recorder");
+    rtmix_session_module_id player = module(s, "lesson-player");
+    CHECK(rec == 1); /* the expected recording actions name module 1 */
+    CHECK_OK(rtmix_session_request(s, rec, RTMIX_SESSION_NEED_RECORDING, RTMIX_SESSION_MODE_NONE, 0));
+    CHECK_OK(rtmix_session_activation_result(s, 1, 5));
+    CHECK_OK(rtmix_session_request(s, player, RTMIX_SESSION_NEED_PLAYBACK, RTMIX_SESSION_MODE_NONE, 10));
+    drain_actions(s);
+    CHECK_OK(rtmix_session_app_background(s, 1000));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_STOP_RECORDING, 1000, 1, 0},
+                   {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 1000, RTMIX_SESSION_CATEGORY_PLAYBACK, 0});
+    CHECK_OK(rtmix_session_app_foreground(s, 2000));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 2000,
+                       RTMIX_SESSION_CATEGORY_PLAY_AND_RECORD, RTMIX_SESSION_OPTION_DEFAULT_TO_SPEAKER});
+    CHECK_OK(rtmix_session_tick(s, 2500));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_START_RECORDING, 2500, 1, 0});
+    rtmix_session_destroy(s);
+
+    /* An AMBIENT base keeps mixing in the background. */
+    s = granted_session(RTMIX_SESSION_CATEGORY_AMBIENT);
+    player = module(s, "sfx-player");
+    CHECK_OK(rtmix_session_request(s, player, RTMIX_SESSION_NEED_PLAYBACK, RTMIX_SESSION_MODE_NONE, 0));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_ACTIVATE, 0, 1, 0});
+    CHECK_OK(rtmix_session_app_background(s, 100));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 100, RTMIX_SESSION_CATEGORY_PLAYBACK,
+                       RTMIX_SESSION_OPTION_MIX_WITH_OTHERS});
+    CHECK_OK(rtmix_session_app_foreground(s, 200));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 200, RTMIX_SESSION_CATEGORY_AMBIENT, 0});
+    rtmix_session_destroy(s);
+}
+
+/* Item 2: a play-only module leaves SOLO_AMBIENT and restores it after. */
+static void item2_play_only_from_solo_ambient(void) {
+    rtmix_session *s = granted_session(RTMIX_SESSION_CATEGORY_SOLO_AMBIENT);
+    rtmix_session_module_id player = module(s, "video-player");
+    CHECK_OK(rtmix_session_request(s, player, RTMIX_SESSION_NEED_PLAYBACK, RTMIX_SESSION_MODE_NONE, 0));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 0, RTMIX_SESSION_CATEGORY_PLAYBACK, 0},
+                   {RTMIX_SESSION_ACTION_ACTIVATE, 0, 1, 0});
+    CHECK_OK(rtmix_session_activation_result(s, 1, 5));
+    CHECK_OK(rtmix_session_release(s, player, 100));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 100, RTMIX_SESSION_CATEGORY_SOLO_AMBIENT, 0},
+                   {RTMIX_SESSION_ACTION_DEACTIVATE, 100, 1, 0});
+    rtmix_session_destroy(s);
+}
+
+/* Item 3: AMBIENT + DUCK_OTHERS is valid and adopted. */
+static void item3_ambient_duck_others(void) {
+    rtmix_session_config c;
+    rtmix_session_state st;
+    uint32_t problems = 99, invalid = 99;
+    rtmix_session *s = granted_session(RTMIX_SESSION_CATEGORY_AMBIENT);
+    rtmix_session_module_id nav = module(s, "navigation-prompts");
+    rtmix_session_config_init(&c);
+    c.category = RTMIX_SESSION_CATEGORY_AMBIENT;
+    c.options = RTMIX_SESSION_OPTION_DUCK_OTHERS;
+    CHECK_OK(rtmix_session_check_config(&c, &problems, &invalid));
+    CHECK(problems == 0 && invalid == 0);
+    CHECK_OK(rtmix_session_request(s, nav, RTMIX_SESSION_NEED_PLAYBACK | RTMIX_SESSION_NEED_DUCK_OTHERS,
+                                   RTMIX_SESSION_MODE_NONE, 0));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 0, RTMIX_SESSION_CATEGORY_AMBIENT,
+                       RTMIX_SESSION_OPTION_DUCK_OTHERS},
+                   {RTMIX_SESSION_ACTION_ACTIVATE, 0, 1, 0});
+    CHECK_OK(rtmix_session_release(s, nav, 50));
+    drain_actions(s);
+    CHECK_OK(rtmix_session_request(s, nav, RTMIX_SESSION_NEED_PLAYBACK, RTMIX_SESSION_MODE_NONE, 60));
+    drain_actions(s);
+    observe(s, nav, RTMIX_SESSION_CATEGORY_AMBIENT, RTMIX_SESSION_MODE_DEFAULT,
+            RTMIX_SESSION_OPTION_DUCK_OTHERS, 100);
+    expect_no_actions(s, __LINE__);
+    expect_no_alarms(s, __LINE__);
+    rtmix_session_state_init(&st);
+    CHECK_OK(rtmix_session_get_state(s, &st));
+    CHECK(st.category == RTMIX_SESSION_CATEGORY_AMBIENT && st.options == RTMIX_SESSION_OPTION_DUCK_OTHERS);
+    rtmix_session_destroy(s);
+}
+
+/* Item 4: A2DP output while recording, asked for by the module's needs; a
+ * module is never reported for overriding itself. */
+static void item4_a2dp_while_recording(void) {
+    const uint32_t PAR = RTMIX_SESSION_CATEGORY_PLAY_AND_RECORD;
+    const uint32_t MUSIC_REC = RTMIX_SESSION_OPTION_DEFAULT_TO_SPEAKER |
+                               RTMIX_SESSION_OPTION_ALLOW_BLUETOOTH_A2DP;
+    const uint32_t CALL = RTMIX_SESSION_OPTION_MIX_WITH_OTHERS | RTMIX_SESSION_OPTION_DEFAULT_TO_SPEAKER |
+                          RTMIX_SESSION_OPTION_ALLOW_BLUETOOTH;
+    rtmix_session *s = granted_session(RTMIX_SESSION_CATEGORY_SOLO_AMBIENT);
+    rtmix_session_module_id ww = module(s, "wake-word");
+    rtmix_session_module_id rtc = module(s, "rtc");
+    CHECK_OK(rtmix_session_request(s, ww, RTMIX_SESSION_NEED_RECORDING | RTMIX_SESSION_NEED_PLAYBACK |
+                                              RTMIX_SESSION_NEED_BLUETOOTH_A2DP,
+                                   RTMIX_SESSION_MODE_NONE, 0));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 0, PAR, MUSIC_REC},
+                   {RTMIX_SESSION_ACTION_ACTIVATE, 0, 1, 0});
+    CHECK_OK(rtmix_session_activation_result(s, 1, 5));
+    observe(s, ww, PAR, RTMIX_SESSION_MODE_DEFAULT, MUSIC_REC, 10);
+    expect_no_actions(s, __LINE__);
+    expect_no_alarms(s, __LINE__);
+    /* A recording call needs HFP and wins; its release gives A2DP back. */
+    CHECK_OK(rtmix_session_request(s, rtc, RTMIX_SESSION_NEED_CALL | RTMIX_SESSION_NEED_RECORDING,
+                                   RTMIX_SESSION_MODE_NONE, 20));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 20, PAR, CALL});
+    CHECK_OK(rtmix_session_release(s, rtc, 30));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 30, PAR, MUSIC_REC});
+    /* The module's own change against its own needs: corrected, no alarm. */
+    CHECK_OK(rtmix_session_request(s, ww, RTMIX_SESSION_NEED_RECORDING, RTMIX_SESSION_MODE_NONE, 40));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 40, PAR, 0});
+    observe(s, ww, PAR, RTMIX_SESSION_MODE_DEFAULT, RTMIX_SESSION_OPTION_ALLOW_BLUETOOTH_A2DP, 50);
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 50, PAR, 0});
+    expect_no_alarms(s, __LINE__);
+    rtmix_session_destroy(s);
+}
+
+/* Item 5: Bluetooth LE left behind after another app's call. */
+static void item5_ble_after_interruption(void) {
+    rtmix_session *s = granted_session(RTMIX_SESSION_CATEGORY_SOLO_AMBIENT);
+    rtmix_session_module_id rtc = module(s, "rtc");
+    CHECK_OK(rtmix_session_request(s, rtc, RTMIX_SESSION_NEED_CALL | RTMIX_SESSION_NEED_RECORDING,
+                                   RTMIX_SESSION_MODE_NONE, 0));
+    CHECK_OK(rtmix_session_activation_result(s, 1, 5));
+    route(s, RTMIX_SESSION_ROUTE_REASON_NEW_DEVICE_AVAILABLE, RTMIX_SESSION_PORT_BUILT_IN_SPEAKER, 0, 6);
+    drain_actions(s);
+    CHECK_OK(rtmix_session_interruption_began(s, 1000));
+    route(s, RTMIX_SESSION_ROUTE_REASON_NEW_DEVICE_AVAILABLE, RTMIX_SESSION_PORT_BLUETOOTH_LE, 0, 1500);
+    CHECK_OK(rtmix_session_interruption_ended(s, 1, 2000));
+    CHECK_OK(rtmix_session_tick(s, 2500));
+    drain_actions(s);
+    CHECK_OK(rtmix_session_activation_result(s, 1, 2510));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_RESUME_OUTPUT, 2510, 0, 0},
+                   {RTMIX_SESSION_ACTION_SET_CALL_HELD, 2510, 0, 0},
+                   {RTMIX_SESSION_ACTION_ROUTE_TO_SPEAKER, 2510, 0, 0});
+    rtmix_session_destroy(s);
+}
+
+/* Item 6: a recorder that is not the call stops and restarts around an
+ * interruption. */
+static void item6_recorder_and_interruption(void) {
+    uint64_t due = 0;
+    rtmix_session *s = granted_session(RTMIX_SESSION_CATEGORY_SOLO_AMBIENT);
+    rtmix_session_module_id ww = module(s, "wake-word");
+    rtmix_session_module_id player = module(s, "player");
+    CHECK(ww == 1); /* the expected recording actions name module 1 */
+    CHECK_OK(rtmix_session_request(s, ww, RTMIX_SESSION_NEED_RECORDING, RTMIX_SESSION_MODE_NONE, 0));
+    CHECK_OK(rtmix_session_activation_result(s, 1, 5));
+    CHECK_OK(rtmix_session_request(s, player, RTMIX_SESSION_NEED_PLAYBACK, RTMIX_SESSION_MODE_NONE, 10));
+    drain_actions(s);
+    CHECK_OK(rtmix_session_interruption_began(s, 1000));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_PAUSE_OUTPUT, 1000, 0, 0},
+                   {RTMIX_SESSION_ACTION_STOP_RECORDING, 1000, 1, 0});
+    CHECK_OK(rtmix_session_interruption_ended(s, 1, 2000));
+    CHECK_OK(rtmix_session_tick(s, 2500));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_ACTIVATE, 2500, 1, 0});
+    CHECK_OK(rtmix_session_activation_result(s, 1, 2510));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_RESUME_OUTPUT, 2510, 0, 0},
+                   {RTMIX_SESSION_ACTION_RESUME_MEDIA, 2510, 0, 0});
+    CHECK_OK(rtmix_session_next_due(s, &due));
+    CHECK(due == 3010);
+    CHECK_OK(rtmix_session_tick(s, due));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_START_RECORDING, 3010, 1, 0});
+    rtmix_session_destroy(s);
+}
+
+/* Item 7: voice processing makes the mixer mono, and says so. */
+static void item7_voice_processing(void) {
+    rtmix_session_action a;
+    rtmix_session_state st;
+    rtmix_session *s = granted_session(RTMIX_SESSION_CATEGORY_SOLO_AMBIENT);
+    rtmix_session_module_id rtc = module(s, "rtc");
+    CHECK_OK(rtmix_session_request(s, rtc, RTMIX_SESSION_NEED_CALL | RTMIX_SESSION_NEED_RECORDING,
+                                   RTMIX_SESSION_MODE_VOICE_CHAT, 0));
+    rtmix_session_action_init(&a);
+    CHECK_OK(rtmix_session_next_action(s, &a));
+    CHECK(a.kind == RTMIX_SESSION_ACTION_SET_CONFIGURATION && a.mode == RTMIX_SESSION_MODE_VOICE_CHAT &&
+          a.category == RTMIX_SESSION_CATEGORY_PLAY_AND_RECORD);
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_VOICE_PROCESSING, 0, 1, 0},
+                   {RTMIX_SESSION_ACTION_RECONFIGURE_ENGINE, 0, 48000, 1},
+                   {RTMIX_SESSION_ACTION_ACTIVATE, 0, 1, 0});
+    rtmix_session_state_init(&st);
+    CHECK_OK(rtmix_session_get_state(s, &st));
+    CHECK(st.voice_processing == 1 && st.engine_channels == 1);
+    CHECK(strcmp(rtmix_session_action_name(RTMIX_SESSION_ACTION_VOICE_PROCESSING), "VOICE_PROCESSING") == 0);
+    CHECK_OK(rtmix_session_activation_result(s, 1, 5));
+    CHECK_OK(rtmix_session_release(s, rtc, 100));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 100, RTMIX_SESSION_CATEGORY_SOLO_AMBIENT, 0},
+                   {RTMIX_SESSION_ACTION_VOICE_PROCESSING, 100, 0, 0},
+                   {RTMIX_SESSION_ACTION_RECONFIGURE_ENGINE, 100, 48000, 2},
+                   {RTMIX_SESSION_ACTION_DEACTIVATE, 100, 1, 0});
+    /* The explicit switch. */
+    CHECK_OK(rtmix_session_set_voice_processing(s, 1, 200));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_VOICE_PROCESSING, 200, 1, 0},
+                   {RTMIX_SESSION_ACTION_RECONFIGURE_ENGINE, 200, 48000, 1});
+    CHECK_OK(rtmix_session_set_voice_processing(s, 0, 300));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_VOICE_PROCESSING, 300, 0, 0},
+                   {RTMIX_SESSION_ACTION_RECONFIGURE_ENGINE, 300, 48000, 2});
+    CHECK(rtmix_session_set_voice_processing(NULL, 1, 0) == RTMIX_ERR_INVALID_ARGUMENT);
+    rtmix_session_get_state(s, &st);
+    CHECK(st.voice_processing == 0 && st.engine_channels == 2);
+    rtmix_session_destroy(s);
+}
+
+/* Decision (issue 8): foreground reactivation after a missing "ended" waits
+ * reactivation_delay_ms and is retried while another app holds the audio. */
+static void decision_foreground_reactivation(void) {
+    uint64_t due = 0;
+    rtmix_session *s = granted_session(RTMIX_SESSION_CATEGORY_SOLO_AMBIENT);
+    rtmix_session_module_id player = module(s, "player");
+    CHECK_OK(rtmix_session_request(s, player, RTMIX_SESSION_NEED_PLAYBACK, RTMIX_SESSION_MODE_NONE, 0));
+    CHECK_OK(rtmix_session_activation_result(s, 1, 5));
+    CHECK_OK(rtmix_session_interruption_began(s, 1000));
+    CHECK_OK(rtmix_session_set_other_audio_playing(s, 1, 1500));
+    CHECK_OK(rtmix_session_app_background(s, 1600));
+    drain_actions(s);
+    CHECK_OK(rtmix_session_app_foreground(s, 10000));
+    expect_no_actions(s, __LINE__);
+    CHECK_OK(rtmix_session_next_due(s, &due));
+    CHECK(due == 10500);
+    CHECK_OK(rtmix_session_tick(s, due));
+    expect_no_actions(s, __LINE__); /* other audio still plays */
+    CHECK_OK(rtmix_session_next_due(s, &due));
+    CHECK(due == 11000);
+    CHECK_OK(rtmix_session_set_other_audio_playing(s, 0, 10800));
+    CHECK_OK(rtmix_session_tick(s, due));
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_ACTIVATE, 11000, 1, 0});
+    CHECK(rtmix_session_set_other_audio_playing(NULL, 1, 0) == RTMIX_ERR_INVALID_ARGUMENT);
+    rtmix_session_destroy(s);
 }
 
 int main(void) {
@@ -261,12 +535,15 @@ int main(void) {
                  48000, MIC_OFF, 30100);
     EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_RECONFIGURE_ENGINE, 30100, 48000, 2});
 
-    /* Everybody leaves, the call first. */
+    /* Everybody leaves, the call first: the player alone gets PLAYBACK (not
+     * SOLO_AMBIENT, issue 8 item 2); the last release restores the base. */
     CHECK_OK(rtmix_session_release(s, rtc, 40000));
     EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 40000,
-                       RTMIX_SESSION_CATEGORY_SOLO_AMBIENT, 0});
+                       RTMIX_SESSION_CATEGORY_PLAYBACK, 0});
     CHECK_OK(rtmix_session_release(s, player, 41000));
-    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_DEACTIVATE, 41000, 1, 0});
+    EXPECT_ACTIONS(s, {RTMIX_SESSION_ACTION_SET_CONFIGURATION, 41000,
+                       RTMIX_SESSION_CATEGORY_SOLO_AMBIENT, 0},
+                   {RTMIX_SESSION_ACTION_DEACTIVATE, 41000, 1, 0});
     expect_no_alarms(s, __LINE__);
 
     CHECK_OK(rtmix_session_state_init(&state));
@@ -297,6 +574,16 @@ int main(void) {
     }
 
     rtmix_session_destroy(s);
+
+    item1_background_playback();
+    item2_play_only_from_solo_ambient();
+    item3_ambient_duck_others();
+    item4_a2dp_while_recording();
+    item5_ble_after_interruption();
+    item6_recorder_and_interruption();
+    item7_voice_processing();
+    decision_foreground_reactivation();
+
     printf("session_scenario: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -61,9 +61,10 @@ final class ArbiterScenarioTests: XCTestCase {
         let rec = try e.register(name: "voice-recorder")
         let recordPlay = SessionConfiguration(category: .playAndRecord, options: [speaker])
 
-        // soloAmbient already plays: no setCategory, only activation.
+        // soloAmbient (the platform default) is left for playback (issue 8, item 2).
         try e.request(player, SessionRequest(needs: [.playback]), now: 0)
-        expect(e, actions: [at(0, .activate(attempt: 1))])
+        expect(e, actions: [at(0, .setConfiguration(SessionConfiguration(category: .playback))),
+                            at(0, .activate(attempt: 1))])
         try e.activationResult(success: true, now: 5)
 
         // Recording uses playAndRecord (never record-only), speaker for media.
@@ -94,17 +95,18 @@ final class ArbiterScenarioTests: XCTestCase {
         try e.request(player, SessionRequest(needs: [.playback]), now: 0)
         try e.activationResult(success: true, now: 5)
         try e.request(rec, SessionRequest(needs: [.recording]), now: 1000)
-        expect(e, [.activate(attempt: 1),
+        expect(e, [.setConfiguration(SessionConfiguration(category: .playback)), .activate(attempt: 1),
                    .setConfiguration(SessionConfiguration(category: .playAndRecord, options: [speaker]))])
 
-        // The player still needs playback; soloAmbient is what it needs.
+        // The player still needs playback: playback (not soloAmbient).
         try e.release(rec, now: 2000)
-        expect(e, actions: [at(2000, .setConfiguration(.platformDefault))])
+        expect(e, actions: [at(2000, .setConfiguration(SessionConfiguration(category: .playback)))])
         // Releasing twice is a no-op.
         try e.release(rec, now: 2001)
         expect(e, actions: [])
         try e.release(player, now: 3000)
-        expect(e, actions: [at(3000, .deactivate(notifyOthers: true))])
+        expect(e, actions: [at(3000, .setConfiguration(.platformDefault)),
+                            at(3000, .deactivate(notifyOthers: true))])
     }
 
     // Nested modules released in any order restore what the others need
@@ -159,7 +161,8 @@ final class ArbiterScenarioTests: XCTestCase {
         // The call's voiceChat wins; moviePlayback is not valid with playAndRecord.
         try e.request(rtc, SessionRequest(needs: [.call, .recording], preferredMode: .voiceChat), now: 10)
         expect(e, [.setConfiguration(SessionConfiguration(category: .playAndRecord, mode: .voiceChat,
-                                                           options: [mix, speaker, hfp]))])
+                                                           options: [mix, speaker, hfp])),
+                   .voiceProcessing(enabled: true), .reconfigureEngine(sampleRate: 48000, channels: 1)])
         // A new request whose mode cannot apply raises modeNotApplied.
         try e.request(player, SessionRequest(needs: [.playback, .mixWithOthers],
                                              preferredMode: .moviePlayback), now: 20)
@@ -168,7 +171,8 @@ final class ArbiterScenarioTests: XCTestCase {
                                      detail: SessionMode.moviePlayback.rawValue, timeMs: 20)])
         try e.release(rtc, now: 30)
         expect(e, [.setConfiguration(SessionConfiguration(category: .playback, mode: .moviePlayback,
-                                                           options: [mix]))])
+                                                           options: [mix])),
+                   .voiceProcessing(enabled: false), .reconfigureEngine(sampleRate: 48000, channels: 2)])
     }
 
     func testUnregisterReleasesAndIdsAreNotReused() throws {
@@ -186,7 +190,7 @@ final class ArbiterScenarioTests: XCTestCase {
         XCTAssertEqual(next.rawValue, 2)
         XCTAssertEqual(e.nameBytes(of: next), Array("recorder".utf8))
         XCTAssertThrowsError(try e.register(name: ""))
-        XCTAssertThrowsError(try e.request(next, SessionRequest(needs: SessionNeeds(rawValue: 0x100)),
+        XCTAssertThrowsError(try e.request(next, SessionRequest(needs: SessionNeeds(rawValue: 0x200)),
                                            now: 30))
     }
 

@@ -84,7 +84,7 @@ final class CABITests: XCTestCase {
         XCTAssertEqual(rtmix_session_module_register(p, long, &id), RTMIX_ERR_INVALID_ARGUMENT)
         XCTAssertEqual(rtmix_session_request(p, 7, 1, -1, 0), RTMIX_ERR_NOT_FOUND)
         XCTAssertEqual(rtmix_session_module_register(p, "player", &id), RTMIX_OK)
-        XCTAssertEqual(rtmix_session_request(p, id, 0x100, -1, 0), RTMIX_ERR_INVALID_ARGUMENT)
+        XCTAssertEqual(rtmix_session_request(p, id, 0x200, -1, 0), RTMIX_ERR_INVALID_ARGUMENT)
         XCTAssertEqual(rtmix_session_request(p, id, 1, 8, 0), RTMIX_ERR_INVALID_ARGUMENT)
         XCTAssertEqual(rtmix_session_request(nil, id, 1, -1, 0), RTMIX_ERR_INVALID_ARGUMENT)
         XCTAssertEqual(rtmix_session_activation_result(p, 1, 0), RTMIX_ERR_BAD_STATE)

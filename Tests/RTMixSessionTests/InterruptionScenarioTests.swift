@@ -106,14 +106,20 @@ final class InterruptionScenarioTests: XCTestCase {
                             at(10_100, .setConfiguration(SessionConfiguration(category: .playback,
                                                                               options: [mix])))])
         e.enteredForeground(now: 90_000)
-        expect(e, actions: [at(90_000, .setConfiguration(callConfig)),
-                            at(90_000, .activate(attempt: 1))],
+        expect(e, actions: [at(90_000, .setConfiguration(callConfig))],
                alarms: [SessionAlarm(.interruptionEndMissing, timeMs: 90_000)])
-        try e.activationResult(success: true, now: 90_010)
-        expect(e, actions: [at(90_010, .resumeOutput), at(90_010, .setCallHeld(false)),
-                            at(90_010, .pauseMedia)])
+        // The reactivation waits reactivation_delay_ms (issue 8 decision).
         e.tick(now: 90_500)
-        expect(e, actions: [at(90_500, .startRecording(rtc))])
+        expect(e, actions: [at(90_500, .activate(attempt: 1))])
+        try e.activationResult(success: true, now: 90_510)
+        expect(e, actions: [at(90_510, .resumeOutput), at(90_510, .setCallHeld(false)),
+                            at(90_510, .pauseMedia)])
+        // Recording restarts recording_restart_delay_ms after the
+        // reactivation (not after the foreground, before it succeeded).
+        e.tick(now: 91_000)
+        expect(e, actions: [])
+        e.tick(now: 91_010)
+        expect(e, actions: [at(91_010, .startRecording(rtc))])
     }
 
     func testActivationFailsTwiceThenSucceeds() throws {
@@ -144,7 +150,8 @@ final class InterruptionScenarioTests: XCTestCase {
         let e = makeEngine { $0.maxActivationAttempts = 3 }
         let player = try e.register(name: "player")
         try e.request(player, SessionRequest(needs: [.playback]), now: 0)
-        expect(e, actions: [at(0, .activate(attempt: 1))])
+        expect(e, actions: [at(0, .setConfiguration(SessionConfiguration(category: .playback))),
+                            at(0, .activate(attempt: 1))])
         try e.activationResult(success: false, now: 1)
         e.tick(now: 251)
         try e.activationResult(success: false, now: 260)

@@ -90,7 +90,8 @@ final class LifecycleScenarioTests: XCTestCase {
         let rec = try e.register(name: "recorder")
         let other = try e.register(name: "voice-notes")
         try e.request(rec, SessionRequest(needs: [.recording, .playback]), now: 0)
-        expect(e, [.requestMicPermission, .activate(attempt: 1)])
+        expect(e, [.requestMicPermission, .setConfiguration(SessionConfiguration(category: .playback)),
+                   .activate(attempt: 1)])
         e.setMicPermission(.denied, now: 100)
         expect(e, actions: [], alarms: [SessionAlarm(.micPermissionDenied, module: rec, timeMs: 100)])
         // Later recording requests are refused with an alarm; playback applies.

@@ -17,7 +17,8 @@ final class ValidityTableTests: XCTestCase {
         // (option, categories that accept it), as documented by the platform.
         let table: [(SessionOptions, [SessionCategory])] = [
             (.mixWithOthers, [.playback, .playAndRecord, .multiRoute]),
-            (.duckOthers, [.playback, .playAndRecord, .multiRoute]),
+            // AVAudioSessionTypes.h: DuckOthers is also valid with Ambient (issue 8).
+            (.duckOthers, [.ambient, .playback, .playAndRecord, .multiRoute]),
             (.interruptSpokenAudioAndMixWithOthers, [.playback, .playAndRecord, .multiRoute]),
             (.allowBluetooth, [.record, .playAndRecord]),
             (.defaultToSpeaker, [.playAndRecord]),

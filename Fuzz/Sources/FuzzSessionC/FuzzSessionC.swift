@@ -112,7 +112,17 @@ final class SessionProgram {
                 }
             case 16: simple("app_background") { rtmix_session_app_background($0, $1) }
             case 17: simple("app_foreground") { rtmix_session_app_foreground($0, $1) }
-            case 18: simple("tick") { rtmix_session_tick($0, $1) }
+            case 18:
+                let sel = r.u8() % 8
+                if sel < 2 {
+                    let on = Int32(bitPattern: r.u32() % 3)
+                    simple("set_voice_processing") { rtmix_session_set_voice_processing($0, on, $1) }
+                } else if sel < 4 {
+                    let on = Int32(bitPattern: r.u32() % 3)
+                    simple("set_other_audio_playing") { rtmix_session_set_other_audio_playing($0, on, $1) }
+                } else {
+                    simple("tick") { rtmix_session_tick($0, $1) }
+                }
             case 19: drainActions(Int(r.u8()))
             case 20: drainAlarms(Int(r.u8()))
             case 21: state()
@@ -256,16 +266,16 @@ final class SessionProgram {
 
     func request() {
         let id = pickID()
-        let needs: UInt32 = r.pick([0x1, 0x3, 0x20, 0x22, 0x2, 0x85, 0xFF, 0x100, 0x4, 0x18, 0x40]) { raw in
+        let needs: UInt32 = r.pick([0x1, 0x3, 0x20, 0x22, 0x2, 0x85, 0xFF, 0x100, 0x102, 0x200, 0x4, 0x18, 0x40]) { raw in
             let v = raw.u32()
-            return raw.bool() ? v & 0xFF : v
+            return raw.bool() ? v & 0x1FF : v
         }
         let mode = Int32(bitPattern: r.pick([UInt32(bitPattern: -1), 0, 1, 2, 4, 5, 7, 8, UInt32(bitPattern: -2)]) { $0.u32() })
         let t = now()
         guard let session else { check(rtmix_session_request(nil, id, needs, mode, t) == -1, "request(NULL)"); return }
         let s = rtmix_session_request(session, id, needs, mode, t)
         var expected = Set<Int32>()
-        if needs & ~0xFF != 0 || !(mode == -1 || (0...7).contains(mode)) { expected.insert(-1) }
+        if needs & ~0x1FF != 0 || !(mode == -1 || (0...7).contains(mode)) { expected.insert(-1) }
         if !live.contains(id) { expected.insert(-3) }
         checkStatus(s, expected.isEmpty ? [0] : expected, "request(\(id), needs \(needs), mode \(mode))")
     }
@@ -332,7 +342,7 @@ final class SessionProgram {
             if s != 0 { return }
             let v = boxed.value
             check(boxed.size == size, "next_action changed size")
-            check((1...14).contains(v.kind), "action kind \(v.kind)")
+            check((1...15).contains(v.kind), "action kind \(v.kind)")
             check(checkName(rtmix_session_action_name(v.kind), "action_name") != "UNKNOWN", "action name of \(v.kind)")
             check(v.time_ms <= latestNow, "action time \(v.time_ms) after latest now \(latestNow)")
             switch v.kind {
@@ -344,7 +354,7 @@ final class SessionProgram {
                 check((8000...192_000).contains(v.sample_rate) && (1...2).contains(v.channels),
                       "RECONFIGURE_ENGINE \(v.sample_rate)/\(v.channels)")
             case 11, 12: check(everIssued.contains(v.module), "recording action for unknown module \(v.module)")
-            case 3, 8, 14: check(v.flag == 0 || v.flag == 1, "flag \(v.flag)")
+            case 3, 8, 14, 15: check(v.flag == 0 || v.flag == 1, "flag \(v.flag)")
             default: break
             }
         }
@@ -390,7 +400,7 @@ final class SessionProgram {
         check(v.mic_permission <= 2 && v.output <= 11, "state enums \(v.mic_permission)/\(v.output)")
         check((8000...192_000).contains(v.engine_sample_rate) && (1...2).contains(v.engine_channels),
               "state engine format \(v.engine_sample_rate)/\(v.engine_channels)")
-        for b in [v.active, v.interrupted, v.call_held, v.foreground] { check(b == 0 || b == 1, "state flag \(b)") }
+        for b in [v.active, v.interrupted, v.call_held, v.foreground, v.voice_processing] { check(b == 0 || b == 1, "state flag \(b)") }
         var due: UInt64 = 0
         checkStatus(rtmix_session_next_due(session, &due), [0, -3], "next_due")
     }
@@ -523,7 +533,7 @@ func runSwiftSession(_ r: inout FuzzReader) {
                                        previousOutput: RoutePort(rawValue: r.u32() % 12) ?? .unknown), now: t)
         case 9: e.setMicPermission(MicPermission(rawValue: r.u32() % 3) ?? .granted, now: t)
         case 10: if r.bool() { e.enteredBackground(now: t) } else { e.enteredForeground(now: t) }
-        case 11: e.tick(now: t); e.userRequestedPlayback(now: t)
+        case 11: e.tick(now: t); e.userRequestedPlayback(now: t); e.setVoiceProcessing(r.bool(), now: t); e.setOtherAudioPlaying(r.bool(), now: t)
         case 12:
             for _ in 0..<Int(r.u8()) { _ = e.nextAction(); _ = e.nextAlarm() }
         default:
