@@ -55,12 +55,15 @@ struct RawEvent {
 struct EventQueue: ~Copyable {
     @usableFromInline static var capacity: Int { @_noLocks get { 256 } }
     @usableFromInline let storage: UnsafeMutablePointer<RawEvent>
-    @usableFromInline let writeIndex = Atomic<Int>(0)
-    @usableFromInline let readIndex = Atomic<Int>(0)
+    @usableFromInline let writeIndex: Atomic<Int>
+    @usableFromInline let readIndex: Atomic<Int>
     /// Events lost while full (render thread only).
     @usableFromInline let dropped = Counter()
 
-    init() {
+    /// `startIndex` (tests only) starts both counters near the wrap.
+    init(startIndex: Int = 0) {
+        writeIndex = Atomic(startIndex)
+        readIndex = Atomic(startIndex)
         storage = .allocate(capacity: EventQueue.capacity)
         storage.initialize(repeating: RawEvent(kind: 0, source: 0, frameTime: 0, value: 0), count: EventQueue.capacity)
     }

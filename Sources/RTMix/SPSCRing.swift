@@ -37,12 +37,16 @@ struct SPSCRing: ~Copyable {
     @usableFromInline let capacityFrames: Int
     @usableFromInline let channels: Int
     @usableFromInline let mask: Int
-    @usableFromInline let writeIndex = Atomic<Int>(0)
-    @usableFromInline let readIndex = Atomic<Int>(0)
+    @usableFromInline let writeIndex: Atomic<Int>
+    @usableFromInline let readIndex: Atomic<Int>
 
-    /// `capacityFrames` must be a power of two.
-    init(capacityFrames: Int, channels: Int) {
+    /// `capacityFrames` must be a power of two. `startIndex` (tests only)
+    /// starts both counters elsewhere than 0, e.g. just below `Int.max` to
+    /// exercise the wrap.
+    init(capacityFrames: Int, channels: Int, startIndex: Int = 0) {
         precondition(capacityFrames > 0 && capacityFrames & (capacityFrames - 1) == 0)
+        writeIndex = Atomic(startIndex)
+        readIndex = Atomic(startIndex)
         self.capacityFrames = capacityFrames
         self.channels = channels
         self.mask = capacityFrames - 1
