@@ -68,15 +68,16 @@ enum Mixing {
         }
     }
 
-    /// Copies PCM into a ring span, replacing NaN/Inf by 0. Returns how many
-    /// samples were replaced.
+    /// Copies PCM into a ring span, replacing NaN/Inf by 0 (counted) and
+    /// subnormals by 0 (not counted: they cost ~100× per operation on x86 in
+    /// the resamplers and the mix). Returns how many samples were NaN/Inf.
     @_noLocks
     static func copySanitized(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int) -> Int {
         var bad = 0
         for i in 0..<count {
             let x = input[i]
             if x.isFinite {
-                output[i] = x
+                output[i] = x.magnitude < Float.leastNormalMagnitude ? 0 : x
             } else {
                 output[i] = 0
                 bad += 1

@@ -164,6 +164,18 @@ final class HardeningTests: XCTestCase {
         XCTAssertEqual(subnormal, 0, "\(subnormal) subnormal output samples")
     }
 
+    /// Subnormals are flushed at push, before the resamplers see them.
+    func testPushFlushesSubnormals() {
+        let input: [Float] = [Float.leastNonzeroMagnitude, -Float.leastNormalMagnitude / 2, Float.leastNormalMagnitude,
+                              0.5, .nan]
+        var out = [Float](repeating: 1, count: input.count)
+        let bad = input.withUnsafeBufferPointer { i in
+            out.withUnsafeMutableBufferPointer { Mixing.copySanitized(i.baseAddress!, $0.baseAddress!, count: i.count) }
+        }
+        XCTAssertEqual(bad, 1)
+        XCTAssertEqual(out, [0, 0, Float.leastNormalMagnitude, 0.5, 0])
+    }
+
     func testLimiterAndRampStateNeverSubnormal() {
         var l = Limiter(thresholdDb: -1, sampleRate: 48_000)
         var bad = 0
