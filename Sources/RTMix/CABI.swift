@@ -96,7 +96,8 @@ func rtmix_engine_get_config_impl(_ e: CEngine?, _ cfg: UnsafeMutablePointer<rtm
 @_cdecl("rtmix_engine_set_output_format") @usableFromInline
 func rtmix_engine_set_output_format_impl(_ e: CEngine?, _ sampleRate: UInt32, _ channels: UInt32) -> Int32 {
     guard let e else { return RTMixError.invalidArgument.code }
-    return EngineCore.setOutputFormat(core(e), sampleRate: Int(sampleRate), channels: Int(channels))
+    return EngineCore.setOutputFormat(core(e), sampleRate: CConversion.int(sampleRate),
+                                          channels: CConversion.int(channels))
 }
 
 // MARK: sources
@@ -135,7 +136,7 @@ func pushC(_ e: CEngine?, _ id: UInt32, _ samples: UnsafeRawPointer?, _ format: 
     accepted?.pointee = 0
     guard let e, let samples else { return RTMixError.invalidArgument.code }
     var n = 0
-    let status = EngineCore.push(core(e), id: id, samples: samples, format: format, frames: Int(frames), accepted: &n)
+    let status = EngineCore.push(core(e), id: id, samples: samples, format: format, frames: CConversion.int(frames), accepted: &n)
     accepted?.pointee = UInt32(n)
     return status
 }
@@ -179,13 +180,13 @@ func rtmix_domain_get_gain_impl(_ e: CEngine?, _ domain: Int32, _ gain: UnsafeMu
 @_cdecl("rtmix_render_f32") @usableFromInline @_noLocks
 func rtmix_render_f32_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Float>?, _ frames: UInt32) -> Int32 {
     guard let e, let out else { return RTMixError.invalidArgument.code }
-    return EngineCore.render(core(e), into: out, frames: Int(frames))
+    return EngineCore.render(core(e), into: out, frames: CConversion.int(frames))
 }
 
 @_cdecl("rtmix_render_s16") @usableFromInline @_noLocks
 func rtmix_render_s16_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Int16>?, _ frames: UInt32) -> Int32 {
     guard let e, let out else { return RTMixError.invalidArgument.code }
-    return EngineCore.renderS16(core(e), into: out, frames: Int(frames))
+    return EngineCore.renderS16(core(e), into: out, frames: CConversion.int(frames))
 }
 
 // MARK: statistics

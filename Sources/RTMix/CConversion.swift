@@ -17,6 +17,14 @@ enum CConversion {
     static var minimumSourceStatsSize: UInt32 { 96 }
     static var minimumEventSize: UInt32 { 32 }
 
+    /// A C `uint32_t` as `Int`, saturating at `Int.max`: `Int(v)` traps
+    /// above 2^31 − 1 on 32-bit targets. Out-of-range values are then
+    /// rejected by validation like any other.
+    @_noLocks @inline(__always)
+    static func int(_ v: UInt32) -> Int {
+        Int(truncatingIfNeeded: min(v, UInt32(truncatingIfNeeded: Int.max)))
+    }
+
     static func cConfig(_ c: EngineConfig) -> rtmix_engine_config {
         var r = rtmix_engine_config()
         r.size = UInt32(MemoryLayout<rtmix_engine_config>.size)
@@ -37,10 +45,10 @@ enum CConversion {
               let quality = ResamplerQuality(rawValue: c.resampler_quality)
         else { return nil }
         var r = EngineConfig()
-        r.sampleRate = Int(c.sample_rate)
-        r.channels = Int(c.channels)
-        r.maxFrames = Int(c.max_frames)
-        r.maxSources = Int(c.max_sources)
+        r.sampleRate = int(c.sample_rate)
+        r.channels = int(c.channels)
+        r.maxFrames = int(c.max_frames)
+        r.maxSources = int(c.max_sources)
         r.callGainFloor = c.call_gain_floor
         r.gainRampMs = c.gain_ramp_ms
         r.limiterThresholdDb = c.limiter_threshold_db
@@ -54,8 +62,8 @@ enum CConversion {
         defaults.gain = 1
         guard let c = copyIn(p, defaults: defaults, minimum: minimumSourceConfigSize),
               let domain = Domain(rawValue: c.domain) else { return nil }
-        var r = SourceConfig(domain: domain, sampleRate: Int(c.sample_rate), channels: Int(c.channels))
-        r.bufferFrames = Int(c.buffer_frames)
+        var r = SourceConfig(domain: domain, sampleRate: int(c.sample_rate), channels: int(c.channels))
+        r.bufferFrames = int(c.buffer_frames)
         r.gain = c.gain
         r.targetBufferMs = c.target_buffer_ms
         return r

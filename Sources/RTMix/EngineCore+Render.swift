@@ -118,7 +118,7 @@ extension EngineCore {
         e.pointee.renderTimes.record(elapsed)
         if elapsed > UInt64(frames) * 500_000_000 / UInt64(rs.pointee.sampleRate) {
             e.pointee.events.post(.renderSlow, source: 0, frameTime: frameTime,
-                                  value: Int64(elapsed))
+                                  value: Int64(truncatingIfNeeded: min(elapsed, UInt64(Int64.max))))
         }
 
         e.pointee.renderSeq.wrappingAdd(1, ordering: .sequentiallyConsistent)
