@@ -87,8 +87,7 @@ func rtmix_engine_destroy_impl(_ e: CEngine?) {
 func rtmix_engine_get_config_impl(_ e: CEngine?, _ cfg: UnsafeMutablePointer<rtmix_engine_config>?) -> Int32 {
     guard let e, let cfg else { return RTMixError.invalidArgument.code }
     var current = core(e).pointee.config
-    current.sampleRate = core(e).pointee.outputRate.load(ordering: .relaxed)
-    current.channels = core(e).pointee.outputChannels.load(ordering: .relaxed)
+    (current.sampleRate, current.channels) = core(e).pointee.currentFormat()
     var full = CConversion.cConfig(current)
     return CConversion.copyOut(&full, to: cfg, minimum: CConversion.minimumConfigSize)
 }

@@ -24,8 +24,7 @@ public final class Engine: @unchecked Sendable {
     /// The configuration, with the current output format.
     public var config: EngineConfig {
         var c = core.pointee.config
-        c.sampleRate = core.pointee.outputRate.load(ordering: .relaxed)
-        c.channels = core.pointee.outputChannels.load(ordering: .relaxed)
+        (c.sampleRate, c.channels) = core.pointee.currentFormat()
         return c
     }
 
