@@ -19,7 +19,14 @@
  *   not overlap.
  * - Structs start with a `size` field, set by their `_init` function. New
  *   fields are only ever appended, so a program compiled against an older
- *   header keeps working.
+ *   header keeps working. Input structs: the library reads at most `size`
+ *   bytes (later fields take their defaults). Output structs: the library
+ *   writes at most `size` bytes and then sets `size` to the number of bytes
+ *   it filled, min(caller's size, library's size); a caller compiled
+ *   against a newer header than the library's finds its extra fields
+ *   untouched and `size` smaller than its sizeof. A `size` below the
+ *   struct's first published size is RTMIX_ERR_INVALID_ARGUMENT and nothing
+ *   is written.
  * - Status values are never renumbered or reused.
  *
  * Threads

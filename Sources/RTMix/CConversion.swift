@@ -4,7 +4,8 @@ import CRTMixHeader
 ///
 /// ABI evolution: every struct starts with `size`. Inputs shorter than the
 /// first published version are rejected; fields past an input's `size` take
-/// their defaults. Outputs are copied up to the caller's `size`.
+/// their defaults. Outputs are copied up to the caller's `size`, and `size`
+/// is set to the bytes filled (min(caller's size, ours)).
 enum CConversion {
     /// Size of each struct in ABI version 0 (RTMix 0.1.0, the first
     /// published layout, x86_64/arm64 LP64). Fixed numbers, never derived
@@ -133,8 +134,10 @@ enum CConversion {
     }
 
     /// Copies `value` into `dest` up to `dest.pointee.size` bytes (the
-    /// caller's struct version), keeping the caller's `size`. Sizes below
-    /// `minimum` (the version-0 size) are rejected.
+    /// caller's struct version) and writes back in `size` the bytes actually
+    /// filled, min(caller's size, ours): a newer caller sees which of its
+    /// fields this library knew. Sizes below `minimum` (the version-0 size)
+    /// are rejected (nothing written).
     static func copyOut<T>(_ value: inout T, to dest: UnsafeMutablePointer<T>, minimum: UInt32) -> Int32 {
         let callerSize = dest.withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee }
         guard callerSize >= minimum else { return RTMixError.invalidArgument.code }
@@ -142,7 +145,7 @@ enum CConversion {
         withUnsafeBytes(of: &value) { src in
             UnsafeMutableRawPointer(dest).copyMemory(from: src.baseAddress!, byteCount: n)
         }
-        dest.withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee = callerSize }
+        dest.withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee = UInt32(truncatingIfNeeded: n) }
         return 0
     }
 }

@@ -67,14 +67,15 @@ private func readIn<T>(_ p: UnsafePointer<T>, defaults: T) -> T {
     return value
 }
 
-/// Writes at most the caller's `size` bytes of an output struct, keeping the
-/// caller's `size` (a newer caller's struct is longer than ours).
+/// Writes at most the caller's `size` bytes of an output struct and sets
+/// `size` to the bytes filled, min(caller's size, ours): a newer caller's
+/// struct is longer than ours, and this tells it which fields we filled.
 private func writeOut<T>(_ value: T, to p: UnsafeMutablePointer<T>) {
     let size = UnsafeRawPointer(p).load(as: UInt32.self)
     var v = value
     let n = min(Int(size), MemoryLayout<T>.size)
     withUnsafeBytes(of: &v) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: n) }
-    UnsafeMutableRawPointer(p).storeBytes(of: size, as: UInt32.self)
+    UnsafeMutableRawPointer(p).storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
 }
 
 private func cString(_ s: StaticString) -> UnsafePointer<CChar> {
