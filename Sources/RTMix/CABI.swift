@@ -188,6 +188,28 @@ func rtmix_render_s16_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Int16>?, _
     return EngineCore.renderS16(core(e), into: out, frames: CConversion.int(frames))
 }
 
+@_cdecl("rtmix_render_f32_checked") @usableFromInline @_noLocks
+func rtmix_render_f32_checked_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Float>?, _ capacity: Int,
+                                   _ frames: UInt32) -> Int32 {
+    guard let out else { return RTMixError.invalidArgument.code }
+    guard let e else {
+        out.update(repeating: 0, count: EngineCore.zeroCount(frames: CConversion.int(frames), capacity: capacity))
+        return RTMixError.invalidArgument.code
+    }
+    return EngineCore.render(core(e), into: out, frames: CConversion.int(frames), capacity: max(0, capacity))
+}
+
+@_cdecl("rtmix_render_s16_checked") @usableFromInline @_noLocks
+func rtmix_render_s16_checked_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Int16>?, _ capacity: Int,
+                                   _ frames: UInt32) -> Int32 {
+    guard let out else { return RTMixError.invalidArgument.code }
+    guard let e else {
+        out.update(repeating: 0, count: EngineCore.zeroCount(frames: CConversion.int(frames), capacity: capacity))
+        return RTMixError.invalidArgument.code
+    }
+    return EngineCore.renderS16(core(e), into: out, frames: CConversion.int(frames), capacity: max(0, capacity))
+}
+
 // MARK: statistics
 
 @_cdecl("rtmix_engine_get_stats") @usableFromInline
