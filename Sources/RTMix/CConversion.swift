@@ -12,11 +12,11 @@ enum CConversion {
     /// from the current layout: a caller compiled against the 0.1 header
     /// passes these sizes forever, and must keep working when fields are
     /// appended. Structs shorter than this are rejected.
-    static var minimumConfigSize: UInt32 { 36 }
-    static var minimumSourceConfigSize: UInt32 { 28 }
-    static var minimumStatsSize: UInt32 { 112 }
-    static var minimumSourceStatsSize: UInt32 { 96 }
-    static var minimumEventSize: UInt32 { 32 }
+    static var minimumConfigSize: UInt32 { @_noLocks get { 36 } }
+    static var minimumSourceConfigSize: UInt32 { @_noLocks get { 28 } }
+    static var minimumStatsSize: UInt32 { @_noLocks get { 112 } }
+    static var minimumSourceStatsSize: UInt32 { @_noLocks get { 96 } }
+    static var minimumEventSize: UInt32 { @_noLocks get { 32 } }
 
     /// A C `uint32_t` as `Int`, saturating at `Int.max`: `Int(v)` traps
     /// above 2^31 − 1 on 32-bit targets. Out-of-range values are then
@@ -26,6 +26,7 @@ enum CConversion {
         Int(truncatingIfNeeded: min(v, UInt32(truncatingIfNeeded: Int.max)))
     }
 
+    @_noLocks
     static func cConfig(_ c: EngineConfig) -> rtmix_engine_config {
         var r = rtmix_engine_config()
         r.size = UInt32(MemoryLayout<rtmix_engine_config>.size)
@@ -36,8 +37,20 @@ enum CConversion {
         r.call_gain_floor = c.callGainFloor
         r.gain_ramp_ms = c.gainRampMs
         r.limiter_threshold_db = c.limiterThresholdDb
-        r.resampler_quality = c.resamplerQuality.rawValue
+        r.resampler_quality = qualityCode(c.resamplerQuality)
         return r
+    }
+
+    /// `ResamplerQuality.rawValue`, spelled out: the synthesized accessor is
+    /// not checked by `@_noLocks` across files.
+    @_noLocks
+    static func qualityCode(_ q: ResamplerQuality) -> UInt32 {
+        switch q {
+        case .sincFastest: return 0
+        case .sincMedium: return 1
+        case .sincBest: return 2
+        case .linear: return 3
+        }
     }
 
     /// nil when `size` is too small or the quality is unknown.
@@ -139,13 +152,20 @@ enum CConversion {
     /// fields this library knew. Sizes below `minimum` (the version-0 size)
     /// are rejected (nothing written).
     static func copyOut<T>(_ value: inout T, to dest: UnsafeMutablePointer<T>, minimum: UInt32) -> Int32 {
-        let callerSize = dest.withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee }
-        guard callerSize >= minimum else { return RTMixError.invalidArgument.code }
-        let n = min(Int(callerSize), MemoryLayout<T>.size)
         withUnsafeBytes(of: &value) { src in
-            UnsafeMutableRawPointer(dest).copyMemory(from: src.baseAddress!, byteCount: n)
+            copyOutRaw(src.baseAddress!, size: MemoryLayout<T>.size, to: UnsafeMutableRawPointer(dest), minimum: minimum)
         }
-        dest.withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee = UInt32(truncatingIfNeeded: n) }
+    }
+
+    /// The non-generic core of `copyOut` (real-time safe).
+    @_noLocks
+    static func copyOutRaw(_ src: UnsafeRawPointer, size: Int, to dest: UnsafeMutableRawPointer,
+                           minimum: UInt32) -> Int32 {
+        let callerSize = dest.load(as: UInt32.self)
+        guard callerSize >= minimum else { return RTMixError.invalidArgument.code }
+        let n = min(Int(truncatingIfNeeded: callerSize), size)
+        dest.copyMemory(from: src, byteCount: n)
+        dest.storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
         return 0
     }
 }

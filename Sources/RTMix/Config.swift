@@ -40,7 +40,7 @@ public struct EngineConfig: Sendable, Equatable {
     public var limiterThresholdDb: Float = -1
     public var resamplerQuality: ResamplerQuality = .sincFastest
 
-    public init() {}
+    @_noLocks public init() {}
 
     /// Checks every field; returns nil when valid.
     public func validate() -> RTMixError? {

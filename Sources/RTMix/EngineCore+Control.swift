@@ -156,7 +156,7 @@ extension EngineCore {
         }
     }
 
-    @usableFromInline
+    @usableFromInline @_noLocks
     static func domainGain(_ e: UnsafeMutablePointer<EngineCore>, _ domain: Domain) -> Float {
         switch domain {
         case .call: return e.pointee.callGainTarget.load()

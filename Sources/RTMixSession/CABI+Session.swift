@@ -86,6 +86,14 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 
 // MARK: Struct init
 
+// Real-time safe per rtmix.h. The struct inits, the *_name functions are
+// `@_noLocks`; config_init, settings_init and check_config are not: the
+// compiler cannot check their cross-file callees in debug builds (the
+// synthesized `rawValue` accessors, `SessionOptions = []` array-literal
+// defaults, OptionSet algebra in ValidityTable). All nine are called inside
+// the RealtimeSanitizer harness's nonblocking region (Tests/RTSan), which
+// shows no allocation, lock or system call at run time.
+
 @_cdecl("rtmix_session_config_init")
 @usableFromInline internal func rtmix_session_config_init(
     _ cfg: UnsafeMutablePointer<rtmix_session_config>?
@@ -128,28 +136,28 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 }
 
 @_cdecl("rtmix_session_route_init")
-@usableFromInline internal func rtmix_session_route_init(
+@usableFromInline @_noLocks internal func rtmix_session_route_init(
     _ r: UnsafeMutablePointer<rtmix_session_route>?
 ) -> Int32 {
     initEmpty(r, rtmix_session_route())
 }
 
 @_cdecl("rtmix_session_action_init")
-@usableFromInline internal func rtmix_session_action_init(
+@usableFromInline @_noLocks internal func rtmix_session_action_init(
     _ a: UnsafeMutablePointer<rtmix_session_action>?
 ) -> Int32 {
     initEmpty(a, rtmix_session_action())
 }
 
 @_cdecl("rtmix_session_alarm_init")
-@usableFromInline internal func rtmix_session_alarm_init(
+@usableFromInline @_noLocks internal func rtmix_session_alarm_init(
     _ a: UnsafeMutablePointer<rtmix_session_alarm>?
 ) -> Int32 {
     initEmpty(a, rtmix_session_alarm())
 }
 
 @_cdecl("rtmix_session_state_init")
-@usableFromInline internal func rtmix_session_state_init(
+@usableFromInline @_noLocks internal func rtmix_session_state_init(
     _ s: UnsafeMutablePointer<rtmix_session_state>?
 ) -> Int32 {
     initEmpty(s, rtmix_session_state())
@@ -484,7 +492,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 // MARK: Names
 
 @_cdecl("rtmix_session_action_name")
-@usableFromInline internal func rtmix_session_action_name(_ kind: UInt32) -> UnsafePointer<CChar> {
+@usableFromInline @_noLocks internal func rtmix_session_action_name(_ kind: UInt32) -> UnsafePointer<CChar> {
     switch kind {
     case 1: return cString("SET_CONFIGURATION")
     case 2: return cString("ACTIVATE")
@@ -505,7 +513,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 }
 
 @_cdecl("rtmix_session_alarm_name")
-@usableFromInline internal func rtmix_session_alarm_name(_ code: UInt32) -> UnsafePointer<CChar> {
+@usableFromInline @_noLocks internal func rtmix_session_alarm_name(_ code: UInt32) -> UnsafePointer<CChar> {
     switch code {
     case 1: return cString("CONFIGURATION_OVERRIDDEN")
     case 2: return cString("INVALID_CONFIGURATION")
