@@ -288,7 +288,7 @@ int32_t rtmix_source_remove(rtmix_engine *engine, rtmix_source_id id);
 /* Pushes `frames` interleaved frames (at the source's rate and channel
  * count) into the source's ring. Writes what fits and stores the number of
  * frames written in `*accepted` (may be NULL). NaN/Inf samples are stored
- * as 0 and counted.
+ * as 0 and counted; subnormal samples are stored as 0 (not counted).
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine or samples, frames == 0;
  * *accepted = 0), RTMIX_ERR_NOT_FOUND (*accepted = 0),
  * RTMIX_ERR_BUFFER_FULL (not everything fit: *accepted < frames; the frames
