@@ -141,7 +141,7 @@ enum CConversion {
         let size = UnsafeRawPointer(p).load(as: UInt32.self)
         guard size >= minimum else { return nil }
         var value = defaults
-        let n = min(Int(size), MemoryLayout<T>.size)
+        let n = min(int(size), MemoryLayout<T>.size)
         withUnsafeMutableBytes(of: &value) { $0.baseAddress!.copyMemory(from: UnsafeRawPointer(p), byteCount: n) }
         return value
     }

@@ -280,7 +280,10 @@ extension EngineCore {
             if r.pointee.started {
                 result.underrunFrames = frames - dataEnd
                 s.pointee.underrunFrames.add(frames - dataEnd)
-                r.pointee.episodeMissed += frames - dataEnd
+                // Saturating: a 32-bit Int would overflow after ~12 h of
+                // starving at 48 kHz.
+                let (missed, overflow) = r.pointee.episodeMissed.addingReportingOverflow(frames - dataEnd)
+                r.pointee.episodeMissed = overflow ? Int.max : missed
                 if !r.pointee.starving {
                     s.pointee.underrunEvents.add(1)
                     result.underrunBegan = true

@@ -62,7 +62,7 @@ private func initEmpty<T>(_ p: UnsafeMutablePointer<T>?, _ empty: T) -> Int32 {
 private func readIn<T>(_ p: UnsafePointer<T>, defaults: T) -> T {
     let size = UnsafeRawPointer(p).load(as: UInt32.self)
     var value = defaults
-    let n = min(Int(size), MemoryLayout<T>.size)
+    let n = Int(min(size, UInt32(MemoryLayout<T>.size)))  // no Int(UInt32) trap on 32-bit
     withUnsafeMutableBytes(of: &value) { $0.baseAddress!.copyMemory(from: UnsafeRawPointer(p), byteCount: n) }
     return value
 }
@@ -73,7 +73,7 @@ private func readIn<T>(_ p: UnsafePointer<T>, defaults: T) -> T {
 private func writeOut<T>(_ value: T, to p: UnsafeMutablePointer<T>) {
     let size = UnsafeRawPointer(p).load(as: UInt32.self)
     var v = value
-    let n = min(Int(size), MemoryLayout<T>.size)
+    let n = Int(min(size, UInt32(MemoryLayout<T>.size)))  // no Int(UInt32) trap on 32-bit
     withUnsafeBytes(of: &v) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: n) }
     UnsafeMutableRawPointer(p).storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
 }
@@ -266,7 +266,8 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
     guard let buf = buf, capacity > 0 else { return RTMIX_ERR_INVALID_ARGUMENT }
     return withSession(p) { (e) throws(SessionError) in
         guard let name = e.nameBytes(of: moduleID(id)) else { throw .notFound }
-        let n = name.count < Int(capacity) - 1 ? name.count : Int(capacity) - 1
+        let cap = Int(truncatingIfNeeded: min(capacity, UInt32(Int32.max)))  // no trap on 32-bit
+        let n = name.count < cap - 1 ? name.count : cap - 1
         for i in 0..<n { buf[i] = CChar(bitPattern: name[i]) }
         buf[n] = 0
         length?.pointee = UInt32(name.count)
