@@ -3,7 +3,7 @@
 /// When the target changes, the gain moves from its current value to the new
 /// target in `rampFrames` equal steps, so no sample-to-sample gain step is
 /// larger than |target - start| / rampFrames. Each value is computed from the
-/// ramp's start (start + delta · k / rampFrames), never by adding steps, so
+/// ramp's start (start + step · k), never by adding steps, so
 /// rounding errors do not accumulate: the ramp never leaves
 /// [min(start, target), max(start, target)] and its last step is an
 /// ordinary step. Values and targets are never subnormal (flushed to 0).
@@ -12,7 +12,9 @@ struct GainRamp {
     @usableFromInline var current: Float
     @usableFromInline var target: Float
     @usableFromInline var start: Float = 0
-    @usableFromInline var delta: Float = 0
+    /// (target − start) / rampFrames: value k is start + step · k, one
+    /// rounding each, never an accumulated sum.
+    @usableFromInline var step: Float = 0
     @usableFromInline var remaining: Int = 0
     @usableFromInline let rampFrames: Int
 
@@ -34,7 +36,7 @@ struct GainRamp {
         guard t != target else { return }
         target = t
         start = current
-        delta = t - current
+        step = (t - current) / Float(rampFrames)
         remaining = rampFrames
     }
 
@@ -50,7 +52,7 @@ struct GainRamp {
     /// the ramp's range.
     @_noLocks
     func value(after done: Int) -> Float {
-        let v = start + delta * (Float(done) / Float(rampFrames))
+        let v = start + step * Float(done)
         let lo = min(start, target), hi = max(start, target)
         return GainRamp.flushed(min(max(v, lo), hi))
     }

@@ -121,6 +121,7 @@ final class HardeningTests: XCTestCase {
                 worstStepError = max(worstStepError, abs((g - previous) - step))
                 previous = g
             }
+            print("ramp \(start)→\(end) over \(frames): worst step error \(worstStepError / abs(step)) steps, \(outside) outside")
             XCTAssertEqual(previous, end)
             XCTAssertEqual(outside, 0, "\(start)→\(end): \(outside) gains outside the ramp's range")
             // Each step within 5 % of the ideal step (float rounding of the
