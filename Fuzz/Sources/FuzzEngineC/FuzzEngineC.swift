@@ -171,13 +171,12 @@ func nonfiniteCount(_ p: UnsafeMutableBufferPointer<Float>, _ n: Int) -> UInt64 
     return c
 }
 
-/// The documented s16 conversion of a float in [-1, 1]: x * 32767, saturated,
-/// rounded half away from zero.
+/// The documented s16 conversion of a float in [-1, 1]: x * 32768 rounded
+/// to nearest (ties to even), saturated to -32768...32767. Computed in
+/// Double, independently of the library's float trick.
 func expectedS16(_ x: Float) -> Int16 {
-    let scaled = x * 32767
-    if scaled >= 32767 { return 32767 }
-    if scaled <= -32768 { return -32768 }
-    return Int16(scaled + (scaled < 0 ? -0.5 : 0.5))
+    let scaled = (Double(x) * 32768).rounded(.toNearestOrEven)
+    return Int16(max(-32768, min(32767, scaled)))
 }
 
 // MARK: - Checks
@@ -778,7 +777,7 @@ final class CProgram {
                 checkStatus(s, size < 32 ? [-1] : [0], "next_event(size \(size))")
                 if s != 0 { break }
                 let e = boxed.value
-                check(boxed.size == size, "next_event changed size")
+                check(boxed.size == min(size, UInt32(sizeofEvent)), "next_event size \(boxed.size): not the size filled")
                 check((0...7).contains(e.type), "event type \(e.type)")
                 check(e.source == 0 || m.everIssued.contains(e.source), "event for unknown source \(e.source)")
                 check(e.frame_time <= m.framesRendered, "event frame_time \(e.frame_time) > rendered \(m.framesRendered)")
@@ -867,7 +866,8 @@ final class CProgram {
             _ = rtmix_engine_config_init(&c)
             let boxed = SizedStruct(c, size: size)
             checkStatus(rtmix_engine_get_config(m.handle, boxed.pointer), size < 36 ? [-1] : [0], "get_config(size \(size))")
-            check(boxed.size == size, "get_config changed size")
+            // Success: size = the bytes filled; refused: untouched.
+            check(boxed.size == (size < 36 ? size : min(size, UInt32(sizeofConfig))), "get_config size \(boxed.size)")
             if size >= 36 { check(Int(boxed.value.sample_rate) == m.rate, "get_config rate") }
         }
     }
