@@ -19,7 +19,14 @@
  *   not overlap.
  * - Structs start with a `size` field, set by their `_init` function. New
  *   fields are only ever appended, so a program compiled against an older
- *   header keeps working.
+ *   header keeps working. Input structs: the library reads at most `size`
+ *   bytes (later fields take their defaults). Output structs: the library
+ *   writes at most `size` bytes and then sets `size` to the number of bytes
+ *   it filled, min(caller's size, library's size); a caller compiled
+ *   against a newer header than the library's finds its extra fields
+ *   untouched and `size` smaller than its sizeof. A `size` below the
+ *   struct's first published size is RTMIX_ERR_INVALID_ARGUMENT and nothing
+ *   is written.
  * - Status values are never renumbered or reused.
  *
  * Threads
@@ -34,6 +41,7 @@
 #ifndef RTMIX_H
 #define RTMIX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -126,7 +134,9 @@ typedef struct rtmix_engine_config {
     float gain_ramp_ms;       /* duration of every gain ramp, 1..1000 ms;
                                  default 10 */
     float limiter_threshold_db; /* limiter threshold in dBFS, -20..0;
-                                   default -1 */
+                                   default -1. Samples below it pass
+                                   bit-exact; at 0 every sample in
+                                   [-1, 1] does (ceiling +-1.0) */
     uint32_t resampler_quality; /* rtmix_resampler_quality; default
                                    RTMIX_RESAMPLER_SINC_FASTEST */
     /* --- capture path (appended in 0.2; see "Capture") --- */
@@ -328,7 +338,7 @@ int32_t rtmix_source_remove(rtmix_engine *engine, rtmix_source_id id);
 /* Pushes `frames` interleaved frames (at the source's rate and channel
  * count) into the source's ring. Writes what fits and stores the number of
  * frames written in `*accepted` (may be NULL). NaN/Inf samples are stored
- * as 0 and counted.
+ * as 0 and counted; subnormal samples are stored as 0 (not counted).
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine or samples, frames == 0;
  * *accepted = 0), RTMIX_ERR_NOT_FOUND (*accepted = 0),
  * RTMIX_ERR_BUFFER_FULL (not everything fit: *accepted < frames; the frames
@@ -383,17 +393,44 @@ int32_t rtmix_domain_get_gain(const rtmix_engine *engine, rtmix_domain domain, f
 /* ------------------------------------------------------------------------ */
 
 /* Mixes `frames` interleaved frames at the engine's rate and channel count
- * into `out` (overwriting it). Output is always finite and within
- * [-1.0, 1.0].
+ * into `out` (overwriting it). `out` must hold frames x channels samples
+ * for the engine's *current* channel count, which a format change may
+ * alter (rtmix_engine_set_output_format): prefer the _checked variants
+ * below, which check the buffer's capacity under the render role. Output is
+ * always finite and within [-1.0, 1.0]. No look-ahead: the mix adds no
+ * latency beyond resampling.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, frames == 0),
  * RTMIX_ERR_TOO_MANY_FRAMES (frames > max_frames), RTMIX_ERR_BAD_STATE
- * (another thread is rendering this engine). On error `out` is untouched.
+ * (another thread is rendering this engine, or the format is changing).
+ * On error the first min(frames, max_frames) samples of `out` are set to 0
+ * (the part of the buffer that exists for every channel count; the library
+ * cannot know the rest is there) and the rest is untouched.
  * Thread safety: the render thread (one at a time).
  * Real-time safe: yes. */
 int32_t rtmix_render_f32(rtmix_engine *engine, float *out, uint32_t frames);
 
-/* As rtmix_render_f32, converted to int16 with saturation (never wraps). */
+/* As rtmix_render_f32, converted to int16: sample x 32768 rounded to
+ * nearest, saturated (never wraps). int16 pushed into a bypass source
+ * (same rate and channels, gain 1, limiter threshold 0 dBFS) comes back
+ * bit-exact for every value. */
 int32_t rtmix_render_s16(rtmix_engine *engine, int16_t *out, uint32_t frames);
+
+/* As rtmix_render_f32 / rtmix_render_s16, for a buffer `out` of
+ * `capacity_samples` samples. Under the render role (so that a concurrent
+ * rtmix_engine_set_output_format cannot change it in between) the library
+ * checks capacity_samples >= frames x current channels and never writes
+ * past capacity_samples.
+ * Errors: as rtmix_render_f32, plus RTMIX_ERR_INVALID_ARGUMENT when the
+ * buffer is too small for `frames` at the current channel count (query it
+ * with rtmix_engine_get_config). On any error except a NULL `out`, the
+ * first min(capacity_samples, frames x 2) samples of `out` are set to 0,
+ * so a host that ignores the status plays silence.
+ * Thread safety: the render thread (one at a time).
+ * Real-time safe: yes. */
+int32_t rtmix_render_f32_checked(rtmix_engine *engine, float *out, size_t capacity_samples,
+                                 uint32_t frames);
+int32_t rtmix_render_s16_checked(rtmix_engine *engine, int16_t *out, size_t capacity_samples,
+                                 uint32_t frames);
 
 /* ------------------------------------------------------------------------ */
 /* Capture: echo cancellation against the whole playout, publish mix         */

@@ -294,15 +294,33 @@ public:
      * failure; try_render returns the status instead. */
     void render(span<float> out) { check(try_render(out), "rtmix_render_f32"); }
     void render(span<int16_t> out) { check(try_render(out), "rtmix_render_s16"); }
+    /* The library checks out.size() against the engine's current channel
+     * count (even if it changed behind this wrapper's back) and zero-fills
+     * `out` on any failure. */
     int32_t try_render(span<float> out) noexcept {
         uint32_t frames = 0;
-        if (!frames_of(out.size(), frames)) return RTMIX_ERR_INVALID_ARGUMENT;
-        return rtmix_render_f32(handle_, out.data(), frames);
+        if (!frames_of(out.size(), frames)) return fail_silent(out, RTMIX_ERR_INVALID_ARGUMENT);
+        return rtmix_render_f32_checked(handle_, out.data(), out.size(), frames);
     }
     int32_t try_render(span<int16_t> out) noexcept {
         uint32_t frames = 0;
-        if (!frames_of(out.size(), frames)) return RTMIX_ERR_INVALID_ARGUMENT;
-        return rtmix_render_s16(handle_, out.data(), frames);
+        if (!frames_of(out.size(), frames)) return fail_silent(out, RTMIX_ERR_INVALID_ARGUMENT);
+        return rtmix_render_s16_checked(handle_, out.data(), out.size(), frames);
+    }
+
+    /* Control threads, device stopped: changes the output format (see
+     * rtmix_engine_set_output_format) and the cached sample_rate() and
+     * channels(). */
+    void set_output_format(uint32_t sample_rate, uint32_t channels) {
+        check(try_set_output_format(sample_rate, channels), "rtmix_engine_set_output_format");
+    }
+    int32_t try_set_output_format(uint32_t sample_rate, uint32_t channels) noexcept {
+        int32_t st = rtmix_engine_set_output_format(handle_, sample_rate, channels);
+        if (st == RTMIX_OK) {
+            sample_rate_ = sample_rate;
+            channels_ = channels;
+        }
+        return st;
     }
 
     /* Control threads. */
@@ -324,6 +342,11 @@ private:
         if (channels_ == 0 || samples % channels_ != 0 || samples / channels_ > UINT32_MAX) return false;
         frames = static_cast<uint32_t>(samples / channels_);
         return true;
+    }
+    template <class T>
+    static int32_t fail_silent(span<T> out, int32_t status) noexcept {
+        for (std::size_t i = 0; i < out.size(); i++) out.data()[i] = T(0);
+        return status;
     }
 
     rtmix_engine *handle_ = nullptr;

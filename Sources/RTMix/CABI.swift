@@ -13,7 +13,7 @@ func core(_ handle: CEngine) -> UnsafeMutablePointer<EngineCore> {
     UnsafeMutablePointer<EngineCore>(handle)
 }
 
-@_cdecl("rtmix_version") @usableFromInline
+@_cdecl("rtmix_version") @usableFromInline @_noLocks
 func rtmix_version_impl() -> UInt32 {
     (UInt32(RTMIX_VERSION_MAJOR) << 16) | (UInt32(RTMIX_VERSION_MINOR) << 8) | UInt32(RTMIX_VERSION_PATCH)
 }
@@ -25,14 +25,14 @@ func rtmix_status_string_impl(_ status: Int32) -> UnsafePointer<CChar> {
 
 // MARK: config and stats structs
 
-@_cdecl("rtmix_engine_config_init") @usableFromInline
+@_cdecl("rtmix_engine_config_init") @usableFromInline @_noLocks
 func rtmix_engine_config_init_impl(_ cfg: UnsafeMutablePointer<rtmix_engine_config>?) -> Int32 {
     guard let cfg else { return RTMixError.invalidArgument.code }
     cfg.pointee = CConversion.cConfig(EngineConfig())
     return 0
 }
 
-@_cdecl("rtmix_source_config_init") @usableFromInline
+@_cdecl("rtmix_source_config_init") @usableFromInline @_noLocks
 func rtmix_source_config_init_impl(_ cfg: UnsafeMutablePointer<rtmix_source_config>?, _ domain: Int32,
                                    _ sampleRate: UInt32, _ channels: UInt32) -> Int32 {
     guard let cfg else { return RTMixError.invalidArgument.code }
@@ -48,14 +48,20 @@ func rtmix_source_config_init_impl(_ cfg: UnsafeMutablePointer<rtmix_source_conf
     return 0
 }
 
-@_cdecl("rtmix_engine_stats_init") @usableFromInline
+@_cdecl("rtmix_engine_stats_init") @usableFromInline @_noLocks
 func rtmix_engine_stats_init_impl(_ s: UnsafeMutablePointer<rtmix_engine_stats>?) -> Int32 {
-    CConversion.initEmpty(s, rtmix_engine_stats())
+    guard let s else { return RTMixError.invalidArgument.code }
+    s.pointee = rtmix_engine_stats()
+    s.pointee.size = UInt32(MemoryLayout<rtmix_engine_stats>.size)
+    return 0
 }
 
-@_cdecl("rtmix_source_stats_init") @usableFromInline
+@_cdecl("rtmix_source_stats_init") @usableFromInline @_noLocks
 func rtmix_source_stats_init_impl(_ s: UnsafeMutablePointer<rtmix_source_stats>?) -> Int32 {
-    CConversion.initEmpty(s, rtmix_source_stats())
+    guard let s else { return RTMixError.invalidArgument.code }
+    s.pointee = rtmix_source_stats()
+    s.pointee.size = UInt32(MemoryLayout<rtmix_source_stats>.size)
+    return 0
 }
 
 // MARK: engine
@@ -83,20 +89,23 @@ func rtmix_engine_destroy_impl(_ e: CEngine?) {
     p.deallocate()
 }
 
-@_cdecl("rtmix_engine_get_config") @usableFromInline
+@_cdecl("rtmix_engine_get_config") @usableFromInline @_noLocks
 func rtmix_engine_get_config_impl(_ e: CEngine?, _ cfg: UnsafeMutablePointer<rtmix_engine_config>?) -> Int32 {
     guard let e, let cfg else { return RTMixError.invalidArgument.code }
     var current = core(e).pointee.config
-    current.sampleRate = core(e).pointee.outputRate.load(ordering: .relaxed)
-    current.channels = core(e).pointee.outputChannels.load(ordering: .relaxed)
+    (current.sampleRate, current.channels) = core(e).pointee.currentFormat()
     var full = CConversion.cConfig(current)
-    return CConversion.copyOut(&full, to: cfg, minimum: CConversion.minimumConfigSize)
+    return withUnsafeMutablePointer(to: &full) {
+        CConversion.copyOutRaw($0, size: MemoryLayout<rtmix_engine_config>.size, to: cfg,
+                               minimum: CConversion.minimumConfigSize)
+    }
 }
 
 @_cdecl("rtmix_engine_set_output_format") @usableFromInline
 func rtmix_engine_set_output_format_impl(_ e: CEngine?, _ sampleRate: UInt32, _ channels: UInt32) -> Int32 {
     guard let e else { return RTMixError.invalidArgument.code }
-    return EngineCore.setOutputFormat(core(e), sampleRate: Int(sampleRate), channels: Int(channels))
+    return EngineCore.setOutputFormat(core(e), sampleRate: CConversion.int(sampleRate),
+                                          channels: CConversion.int(channels))
 }
 
 // MARK: sources
@@ -135,7 +144,7 @@ func pushC(_ e: CEngine?, _ id: UInt32, _ samples: UnsafeRawPointer?, _ format: 
     accepted?.pointee = 0
     guard let e, let samples else { return RTMixError.invalidArgument.code }
     var n = 0
-    let status = EngineCore.push(core(e), id: id, samples: samples, format: format, frames: Int(frames), accepted: &n)
+    let status = EngineCore.push(core(e), id: id, samples: samples, format: format, frames: CConversion.int(frames), accepted: &n)
     accepted?.pointee = UInt32(n)
     return status
 }
@@ -167,10 +176,10 @@ func rtmix_domain_set_gain_impl(_ e: CEngine?, _ domain: Int32, _ gain: Float) -
     return EngineCore.setDomainGain(core(e), d, gain)
 }
 
-@_cdecl("rtmix_domain_get_gain") @usableFromInline
+@_cdecl("rtmix_domain_get_gain") @usableFromInline @_noLocks
 func rtmix_domain_get_gain_impl(_ e: CEngine?, _ domain: Int32, _ gain: UnsafeMutablePointer<Float>?) -> Int32 {
-    guard let e, let gain, let d = Domain(rawValue: domain) else { return RTMixError.invalidArgument.code }
-    gain.pointee = EngineCore.domainGain(core(e), d)
+    guard let e, let gain, domain == 0 || domain == 1 else { return RTMixError.invalidArgument.code }
+    gain.pointee = EngineCore.domainGain(core(e), domain == 0 ? .call : .media)
     return 0
 }
 
@@ -179,13 +188,35 @@ func rtmix_domain_get_gain_impl(_ e: CEngine?, _ domain: Int32, _ gain: UnsafeMu
 @_cdecl("rtmix_render_f32") @usableFromInline @_noLocks
 func rtmix_render_f32_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Float>?, _ frames: UInt32) -> Int32 {
     guard let e, let out else { return RTMixError.invalidArgument.code }
-    return EngineCore.render(core(e), into: out, frames: Int(frames))
+    return EngineCore.render(core(e), into: out, frames: CConversion.int(frames))
 }
 
 @_cdecl("rtmix_render_s16") @usableFromInline @_noLocks
 func rtmix_render_s16_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Int16>?, _ frames: UInt32) -> Int32 {
     guard let e, let out else { return RTMixError.invalidArgument.code }
-    return EngineCore.renderS16(core(e), into: out, frames: Int(frames))
+    return EngineCore.renderS16(core(e), into: out, frames: CConversion.int(frames))
+}
+
+@_cdecl("rtmix_render_f32_checked") @usableFromInline @_noLocks
+func rtmix_render_f32_checked_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Float>?, _ capacity: Int,
+                                   _ frames: UInt32) -> Int32 {
+    guard let out else { return RTMixError.invalidArgument.code }
+    guard let e else {
+        out.update(repeating: 0, count: EngineCore.zeroCount(frames: CConversion.int(frames), capacity: capacity))
+        return RTMixError.invalidArgument.code
+    }
+    return EngineCore.render(core(e), into: out, frames: CConversion.int(frames), capacity: max(0, capacity))
+}
+
+@_cdecl("rtmix_render_s16_checked") @usableFromInline @_noLocks
+func rtmix_render_s16_checked_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Int16>?, _ capacity: Int,
+                                   _ frames: UInt32) -> Int32 {
+    guard let out else { return RTMixError.invalidArgument.code }
+    guard let e else {
+        out.update(repeating: 0, count: EngineCore.zeroCount(frames: CConversion.int(frames), capacity: capacity))
+        return RTMixError.invalidArgument.code
+    }
+    return EngineCore.renderS16(core(e), into: out, frames: CConversion.int(frames), capacity: max(0, capacity))
 }
 
 // MARK: capture
@@ -245,9 +276,12 @@ func rtmix_source_get_stats_impl(_ e: CEngine?, _ id: UInt32,
 
 // MARK: events
 
-@_cdecl("rtmix_event_init") @usableFromInline
+@_cdecl("rtmix_event_init") @usableFromInline @_noLocks
 func rtmix_event_init_impl(_ ev: UnsafeMutablePointer<rtmix_event>?) -> Int32 {
-    CConversion.initEmpty(ev, rtmix_event())
+    guard let ev else { return RTMixError.invalidArgument.code }
+    ev.pointee = rtmix_event()
+    ev.pointee.size = UInt32(MemoryLayout<rtmix_event>.size)
+    return 0
 }
 
 @_cdecl("rtmix_engine_next_event") @usableFromInline
@@ -264,22 +298,23 @@ func rtmix_engine_next_event_impl(_ e: CEngine?, _ ev: UnsafeMutablePointer<rtmi
     return CConversion.copyOut(&full, to: ev, minimum: CConversion.minimumEventSize)
 }
 
-@_cdecl("rtmix_event_name") @usableFromInline
+@_cdecl("rtmix_event_name") @usableFromInline @_noLocks
 func rtmix_event_name_impl(_ type: Int32) -> UnsafePointer<CChar> {
     let name: StaticString
-    switch EngineEventKind(rawValue: type) {
-    case .underrunBegan: name = "underrun_began"
-    case .underrunEnded: name = "underrun_ended"
-    case .bufferOverflow: name = "buffer_overflow"
-    case .nonfiniteInput: name = "nonfinite_input"
-    case .limiterEngaged: name = "limiter_engaged"
-    case .renderSlow: name = "render_slow"
-    case .eventsDropped: name = "events_dropped"
-    case .echoPathChanged: name = "echo_path_changed"
-    case .cancellerReset: name = "canceller_reset"
-    case .referenceMissing: name = "reference_missing"
-    case .driftOutOfRange: name = "drift_out_of_range"
-    case nil: name = type == 0 ? "none" : "unknown"
+    switch type {  // RTMIX_EVENT_* (EngineEventKind raw values)
+    case 1: name = "underrun_began"
+    case 2: name = "underrun_ended"
+    case 3: name = "buffer_overflow"
+    case 4: name = "nonfinite_input"
+    case 5: name = "limiter_engaged"
+    case 6: name = "render_slow"
+    case 7: name = "events_dropped"
+    case 8: name = "echo_path_changed"
+    case 9: name = "canceller_reset"
+    case 10: name = "reference_missing"
+    case 11: name = "drift_out_of_range"
+    case 0: name = "none"
+    default: name = "unknown"
     }
     return UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
 }

@@ -4,19 +4,29 @@ import CRTMixHeader
 ///
 /// ABI evolution: every struct starts with `size`. Inputs shorter than the
 /// first published version are rejected; fields past an input's `size` take
-/// their defaults. Outputs are copied up to the caller's `size`.
+/// their defaults. Outputs are copied up to the caller's `size`, and `size`
+/// is set to the bytes filled (min(caller's size, ours)).
 enum CConversion {
     /// Size of each struct in ABI version 0 (RTMix 0.1.0, the first
     /// published layout, x86_64/arm64 LP64). Fixed numbers, never derived
     /// from the current layout: a caller compiled against the 0.1 header
     /// passes these sizes forever, and must keep working when fields are
     /// appended. Structs shorter than this are rejected.
-    static var minimumConfigSize: UInt32 { 36 }
-    static var minimumSourceConfigSize: UInt32 { 28 }
-    static var minimumStatsSize: UInt32 { 112 }
-    static var minimumSourceStatsSize: UInt32 { 96 }
-    static var minimumEventSize: UInt32 { 32 }
+    static var minimumConfigSize: UInt32 { @_noLocks get { 36 } }
+    static var minimumSourceConfigSize: UInt32 { @_noLocks get { 28 } }
+    static var minimumStatsSize: UInt32 { @_noLocks get { 112 } }
+    static var minimumSourceStatsSize: UInt32 { @_noLocks get { 96 } }
+    static var minimumEventSize: UInt32 { @_noLocks get { 32 } }
 
+    /// A C `uint32_t` as `Int`, saturating at `Int.max`: `Int(v)` traps
+    /// above 2^31 − 1 on 32-bit targets. Out-of-range values are then
+    /// rejected by validation like any other.
+    @_noLocks @inline(__always)
+    static func int(_ v: UInt32) -> Int {
+        Int(truncatingIfNeeded: min(v, UInt32(truncatingIfNeeded: Int.max)))
+    }
+
+    @_noLocks
     static func cConfig(_ c: EngineConfig) -> rtmix_engine_config {
         var r = rtmix_engine_config()
         r.size = UInt32(MemoryLayout<rtmix_engine_config>.size)
@@ -27,7 +37,7 @@ enum CConversion {
         r.call_gain_floor = c.callGainFloor
         r.gain_ramp_ms = c.gainRampMs
         r.limiter_threshold_db = c.limiterThresholdDb
-        r.resampler_quality = c.resamplerQuality.rawValue
+        r.resampler_quality = qualityCode(c.resamplerQuality)
         r.capture_rate = UInt32(c.captureRate)
         r.capture_channels = UInt32(c.captureChannels)
         r.aec_tail_ms = UInt32(c.aecTailMs)
@@ -37,16 +47,28 @@ enum CConversion {
         return r
     }
 
+    /// `ResamplerQuality.rawValue`, spelled out: the synthesized accessor is
+    /// not checked by `@_noLocks` across files.
+    @_noLocks
+    static func qualityCode(_ q: ResamplerQuality) -> UInt32 {
+        switch q {
+        case .sincFastest: return 0
+        case .sincMedium: return 1
+        case .sincBest: return 2
+        case .linear: return 3
+        }
+    }
+
     /// nil when `size` is too small or the quality is unknown.
     static func swiftConfig(_ p: UnsafePointer<rtmix_engine_config>) -> EngineConfig? {
         guard let c = copyIn(p, defaults: cConfig(EngineConfig()), minimum: minimumConfigSize),
               let quality = ResamplerQuality(rawValue: c.resampler_quality)
         else { return nil }
         var r = EngineConfig()
-        r.sampleRate = Int(c.sample_rate)
-        r.channels = Int(c.channels)
-        r.maxFrames = Int(c.max_frames)
-        r.maxSources = Int(c.max_sources)
+        r.sampleRate = int(c.sample_rate)
+        r.channels = int(c.channels)
+        r.maxFrames = int(c.max_frames)
+        r.maxSources = int(c.max_sources)
         r.callGainFloor = c.call_gain_floor
         r.gainRampMs = c.gain_ramp_ms
         r.limiterThresholdDb = c.limiter_threshold_db
@@ -66,8 +88,8 @@ enum CConversion {
         defaults.gain = 1
         guard let c = copyIn(p, defaults: defaults, minimum: minimumSourceConfigSize),
               let domain = Domain(rawValue: c.domain) else { return nil }
-        var r = SourceConfig(domain: domain, sampleRate: Int(c.sample_rate), channels: Int(c.channels))
-        r.bufferFrames = Int(c.buffer_frames)
+        var r = SourceConfig(domain: domain, sampleRate: int(c.sample_rate), channels: int(c.channels))
+        r.bufferFrames = int(c.buffer_frames)
         r.gain = c.gain
         r.targetBufferMs = c.target_buffer_ms
         return r
@@ -151,22 +173,31 @@ enum CConversion {
         let size = UnsafeRawPointer(p).load(as: UInt32.self)
         guard size >= minimum else { return nil }
         var value = defaults
-        let n = min(Int(size), MemoryLayout<T>.size)
+        let n = min(int(size), MemoryLayout<T>.size)
         withUnsafeMutableBytes(of: &value) { $0.baseAddress!.copyMemory(from: UnsafeRawPointer(p), byteCount: n) }
         return value
     }
 
     /// Copies `value` into `dest` up to `dest.pointee.size` bytes (the
-    /// caller's struct version), keeping the caller's `size`. Sizes below
-    /// `minimum` (the version-0 size) are rejected.
+    /// caller's struct version) and writes back in `size` the bytes actually
+    /// filled, min(caller's size, ours): a newer caller sees which of its
+    /// fields this library knew. Sizes below `minimum` (the version-0 size)
+    /// are rejected (nothing written).
     static func copyOut<T>(_ value: inout T, to dest: UnsafeMutablePointer<T>, minimum: UInt32) -> Int32 {
-        let callerSize = dest.withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee }
-        guard callerSize >= minimum else { return RTMixError.invalidArgument.code }
-        let n = min(Int(callerSize), MemoryLayout<T>.size)
         withUnsafeBytes(of: &value) { src in
-            UnsafeMutableRawPointer(dest).copyMemory(from: src.baseAddress!, byteCount: n)
+            copyOutRaw(src.baseAddress!, size: MemoryLayout<T>.size, to: UnsafeMutableRawPointer(dest), minimum: minimum)
         }
-        dest.withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee = callerSize }
+    }
+
+    /// The non-generic core of `copyOut` (real-time safe).
+    @_noLocks
+    static func copyOutRaw(_ src: UnsafeRawPointer, size: Int, to dest: UnsafeMutableRawPointer,
+                           minimum: UInt32) -> Int32 {
+        let callerSize = dest.load(as: UInt32.self)
+        guard callerSize >= minimum else { return RTMixError.invalidArgument.code }
+        let n = min(Int(truncatingIfNeeded: callerSize), size)
+        dest.copyMemory(from: src, byteCount: n)
+        dest.storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
         return 0
     }
 }

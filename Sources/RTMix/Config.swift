@@ -56,7 +56,7 @@ public struct EngineConfig: Sendable, Equatable {
     /// Automatic gain control of the published voice.
     public var agc = false
 
-    public init() {}
+    @_noLocks public init() {}
 
     /// Capture rates the engine accepts (besides 0 = off).
     public static let captureRates = 8_000...48_000

@@ -24,8 +24,7 @@ public final class Engine: @unchecked Sendable {
     /// The configuration, with the current output format.
     public var config: EngineConfig {
         var c = core.pointee.config
-        c.sampleRate = core.pointee.outputRate.load(ordering: .relaxed)
-        c.channels = core.pointee.outputChannels.load(ordering: .relaxed)
+        (c.sampleRate, c.channels) = core.pointee.currentFormat()
         return c
     }
 
@@ -172,7 +171,9 @@ public final class Engine: @unchecked Sendable {
     // MARK: render thread (real-time safe)
 
     /// Renders `frames` interleaved frames (engine rate and channels) into
-    /// `output`, which must hold at least frames × channels samples.
+    /// `output`, which must hold at least frames × channels samples (checked
+    /// against the current format). On error the first
+    /// min(output.count, frames × 2) samples are set to 0.
     @_noLocks
     public func render(into output: UnsafeMutableBufferPointer<Float>, frames: Int) throws(RTMixError) {
         guard let base = output.baseAddress else { throw .invalidArgument }

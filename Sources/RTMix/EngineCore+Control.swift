@@ -51,7 +51,7 @@ extension EngineCore {
             let generation = UInt64(control(e).pointee.nextGeneration)
             let id64 = generation * UInt64(maxSources) + UInt64(free) + 1
             guard id64 <= UInt64(UInt32.max) else { return (RTMixError.limit.code, 0) }
-            let rate = e.pointee.outputRate.load(ordering: .relaxed)
+            let rate = e.pointee.currentFormat().sampleRate
             guard let state = SourceState(config: config, engine: e.pointee.config, outputRate: rate,
                                           rampFrames: e.pointee.config.rampFrames(at: rate)) else {
                 return (RTMixError.noMemory.code, 0)
@@ -156,7 +156,7 @@ extension EngineCore {
         }
     }
 
-    @usableFromInline
+    @usableFromInline @_noLocks
     static func domainGain(_ e: UnsafeMutablePointer<EngineCore>, _ domain: Domain) -> Float {
         switch domain {
         case .call: return e.pointee.callGainTarget.load()
@@ -277,8 +277,8 @@ extension EngineCore {
             }
             rs.pointee = EngineRenderState(config: e.pointee.config, sampleRate: sampleRate, channels: channels,
                                            callGain: rs.pointee.callRamp.target, mediaGain: rs.pointee.mediaRamp.target)
-            e.pointee.outputRate.store(sampleRate, ordering: .relaxed)
-            e.pointee.outputChannels.store(channels, ordering: .relaxed)
+            e.pointee.outputFormat.store(EngineCore.packFormat(sampleRate: sampleRate, channels: channels),
+                                         ordering: .relaxed)
             return 0
         }
     }

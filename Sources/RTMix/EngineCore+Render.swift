@@ -6,12 +6,19 @@ import Synchronization
 /// allocation, reference counting or waiting (`@_noLocks` checks it).
 extension EngineCore {
     /// Mixes `frames` frames into `out` (interleaved, engine channels).
-    /// Returns an RTMix status; on error `out` is untouched.
+    /// Returns an RTMix status. On error `out` is zero-filled as far as it
+    /// is provably safe (`failedRenderZeroCount`): a host that ignores the
+    /// status plays silence, not stale memory.
+    /// `capacity`: samples `out` holds, when the caller knows it (nil: the
+    /// unchecked C entry points).
     @usableFromInline @_noLocks
     static func render(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Float>,
-                       frames: Int, capacity: Int = Int.max) -> Int32 {
-        let status = beginRender(e, frames: frames, capacity: capacity)
-        if status != 0 { return status }
+                       frames: Int, capacity: Int? = nil) -> Int32 {
+        let status = beginRender(e, frames: frames, capacity: capacity ?? Int.max)
+        if status != 0 {
+            out.update(repeating: 0, count: failedRenderZeroCount(e, frames: frames, capacity: capacity))
+            return status
+        }
         renderClaimed(e, into: out, frames: frames)
         endRender(e)
         return 0
@@ -21,9 +28,12 @@ extension EngineCore {
     /// engine's own bus first).
     @usableFromInline @_noLocks
     static func renderS16(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Int16>,
-                          frames: Int, capacity: Int = Int.max) -> Int32 {
-        let status = beginRender(e, frames: frames, capacity: capacity)
-        if status != 0 { return status }
+                          frames: Int, capacity: Int? = nil) -> Int32 {
+        let status = beginRender(e, frames: frames, capacity: capacity ?? Int.max)
+        if status != 0 {
+            out.update(repeating: 0, count: failedRenderZeroCount(e, frames: frames, capacity: capacity))
+            return status
+        }
         renderClaimed(e, into: e.pointee.mix, frames: frames)
         Mixing.convertToS16(e.pointee.mix, out, count: frames * e.pointee.renderState.pointee.channels)
         endRender(e)
@@ -46,6 +56,25 @@ extension EngineCore {
             return RTMixError.invalidArgument.code
         }
         return 0
+    }
+
+    /// Samples to zero in the output of a failed render. With a known
+    /// capacity: min(capacity, frames × 2) (2: the most channels any format
+    /// has). Without one (the unchecked C entries, whose caller promised
+    /// frames × channels samples for some format with channels ≥ 1):
+    /// min(frames, max_frames), the part every format's buffer holds
+    /// whatever format the caller believed in.
+    @_noLocks
+    static func failedRenderZeroCount(_ e: UnsafeMutablePointer<EngineCore>, frames: Int, capacity: Int?) -> Int {
+        guard let capacity else { return max(0, min(frames, e.pointee.config.maxFrames)) }
+        return zeroCount(frames: frames, capacity: capacity)
+    }
+
+    /// min(capacity, frames × 2), without overflow, never negative.
+    @usableFromInline @_noLocks
+    static func zeroCount(frames: Int, capacity: Int) -> Int {
+        guard frames > 0, capacity > 0 else { return 0 }
+        return frames > capacity / 2 ? capacity : frames * 2
     }
 
     @_noLocks
@@ -141,7 +170,7 @@ extension EngineCore {
         e.pointee.renderTimes.record(elapsed)
         if elapsed > UInt64(frames) * 500_000_000 / UInt64(rs.pointee.sampleRate) {
             e.pointee.events.post(.renderSlow, source: 0, frameTime: frameTime,
-                                  value: Int64(elapsed))
+                                  value: Int64(truncatingIfNeeded: min(elapsed, UInt64(Int64.max))))
         }
 
         e.pointee.renderSeq.wrappingAdd(1, ordering: .sequentiallyConsistent)
@@ -292,7 +321,10 @@ extension EngineCore {
             if r.pointee.started {
                 result.underrunFrames = frames - dataEnd
                 s.pointee.underrunFrames.add(frames - dataEnd)
-                r.pointee.episodeMissed += frames - dataEnd
+                // Saturating: a 32-bit Int would overflow after ~12 h of
+                // starving at 48 kHz.
+                let (missed, overflow) = r.pointee.episodeMissed.addingReportingOverflow(frames - dataEnd)
+                r.pointee.episodeMissed = overflow ? Int.max : missed
                 if !r.pointee.starving {
                     s.pointee.underrunEvents.add(1)
                     result.underrunBegan = true

@@ -11,9 +11,10 @@ import Synchronization
 struct EngineCore: ~Copyable {
     @usableFromInline let config: EngineConfig
     /// The current output format, for any thread (the renderer uses its own
-    /// copy in `renderState`); changed only by `setOutputFormat`.
-    @usableFromInline let outputRate: Atomic<Int>
-    @usableFromInline let outputChannels: Atomic<Int>
+    /// copy in `renderState`); changed only by `setOutputFormat`. One atomic
+    /// holding rate and channels together (`packFormat`), so a reader never
+    /// sees the new rate with the old channel count.
+    @usableFromInline let outputFormat: Atomic<UInt32>
     @usableFromInline let slots: UnsafeMutablePointer<SourceSlot>
     @usableFromInline let slotControl: UnsafeMutablePointer<SlotControl>
     /// maxFrames × channels: the mix bus.
@@ -68,8 +69,7 @@ struct EngineCore: ~Copyable {
         capture = link
         controlLock = lock
         self.config = config
-        outputRate = Atomic(config.sampleRate)
-        outputChannels = Atomic(config.channels)
+        outputFormat = Atomic(EngineCore.packFormat(sampleRate: config.sampleRate, channels: config.channels))
         slots = .allocate(capacity: config.maxSources)
         for i in 0..<config.maxSources { (slots + i).initialize(to: SourceSlot()) }
         slotControl = .allocate(capacity: config.maxSources)
@@ -108,6 +108,21 @@ struct EngineCore: ~Copyable {
             p.deallocate()
         }
         rtmix_support_mutex_destroy(controlLock)
+    }
+}
+
+extension EngineCore {
+    /// rate << 4 | channels (rates ≤ 192 000 < 2^28, channels ≤ 2).
+    @_noLocks
+    static func packFormat(sampleRate: Int, channels: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: sampleRate) << 4 | UInt32(truncatingIfNeeded: channels)
+    }
+
+    /// The current output format, read in one atomic load.
+    @usableFromInline @_noLocks
+    func currentFormat() -> (sampleRate: Int, channels: Int) {
+        let f = outputFormat.load(ordering: .relaxed)
+        return (Int(truncatingIfNeeded: f >> 4), Int(truncatingIfNeeded: f & 0xF))
     }
 }
 

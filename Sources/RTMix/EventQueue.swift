@@ -68,12 +68,15 @@ struct RawEvent {
 struct EventQueue: ~Copyable {
     @usableFromInline static var capacity: Int { @_noLocks get { 256 } }
     @usableFromInline let storage: UnsafeMutablePointer<RawEvent>
-    @usableFromInline let writeIndex = Atomic<Int>(0)
-    @usableFromInline let readIndex = Atomic<Int>(0)
+    @usableFromInline let writeIndex: Atomic<Int>
+    @usableFromInline let readIndex: Atomic<Int>
     /// Events lost while full (render thread only).
     @usableFromInline let dropped = Counter()
 
-    init() {
+    /// `startIndex` (tests only) starts both counters near the wrap.
+    init(startIndex: Int = 0) {
+        writeIndex = Atomic(startIndex)
+        readIndex = Atomic(startIndex)
         storage = .allocate(capacity: EventQueue.capacity)
         storage.initialize(repeating: RawEvent(kind: 0, source: 0, frameTime: 0, value: 0), count: EventQueue.capacity)
     }
@@ -85,7 +88,7 @@ struct EventQueue: ~Copyable {
     func post(_ kind: EngineEventKind, source: UInt32, frameTime: UInt64, value: Int64) {
         let lost = dropped.read()
         if lost > 0 {
-            guard append(RawEvent(kind: 7, source: 0, frameTime: frameTime, value: Int64(lost))) else {
+            guard append(RawEvent(kind: 7, source: 0, frameTime: frameTime, value: Int64(truncatingIfNeeded: min(lost, UInt64(Int64.max))))) else {
                 dropped.add(1)
                 return
             }
@@ -115,9 +118,9 @@ struct EventQueue: ~Copyable {
     func append(_ event: RawEvent) -> Bool {
         let w = writeIndex.load(ordering: .relaxed)  // own index
         let r = readIndex.load(ordering: .acquiring)
-        guard w - r < EventQueue.capacity else { return false }
+        guard w &- r < EventQueue.capacity else { return false }  // wrap-safe difference
         storage[w & (EventQueue.capacity - 1)] = event
-        writeIndex.store(w + 1, ordering: .releasing)
+        writeIndex.store(w &+ 1, ordering: .releasing)
         return true
     }
 
@@ -125,9 +128,9 @@ struct EventQueue: ~Copyable {
     func next() -> RawEvent? {
         let r = readIndex.load(ordering: .relaxed)
         let w = writeIndex.load(ordering: .acquiring)
-        guard r < w else { return nil }
+        guard w &- r > 0 else { return nil }  // wrap-safe (indices wrap, see SPSCRing)
         let event = storage[r & (EventQueue.capacity - 1)]
-        readIndex.store(r + 1, ordering: .releasing)
+        readIndex.store(r &+ 1, ordering: .releasing)
         return event
     }
 }

@@ -22,8 +22,11 @@ struct RingRegions {
 /// A fixed-capacity single-producer / single-consumer ring of interleaved
 /// float frames.
 ///
-/// Indices are monotonically increasing frame counters (64-bit, they never
-/// wrap in practice); the slot is `index & mask`. The producer publishes
+/// Indices are free-running frame counters that wrap (`&+`): a 32-bit `Int`
+/// wraps after 2^31 frames (12 h at 48 kHz). Only their difference `w &- r`
+/// (0...capacity) is ever compared, which wrapping keeps exact; the slot is
+/// `index & mask` (capacity is a power of two, so this is continuous across
+/// the wrap). The producer publishes
 /// written frames with a release store of `writeIndex`, the consumer
 /// acquires it before reading; symmetrically for `readIndex`. Each side's
 /// own index is loaded `.relaxed` because only that side ever stores it.
@@ -37,12 +40,16 @@ struct SPSCRing: ~Copyable {
     @usableFromInline let capacityFrames: Int
     @usableFromInline let channels: Int
     @usableFromInline let mask: Int
-    @usableFromInline let writeIndex = Atomic<Int>(0)
-    @usableFromInline let readIndex = Atomic<Int>(0)
+    @usableFromInline let writeIndex: Atomic<Int>
+    @usableFromInline let readIndex: Atomic<Int>
 
-    /// `capacityFrames` must be a power of two.
-    init(capacityFrames: Int, channels: Int) {
+    /// `capacityFrames` must be a power of two. `startIndex` (tests only)
+    /// starts both counters elsewhere than 0, e.g. just below `Int.max` to
+    /// exercise the wrap.
+    init(capacityFrames: Int, channels: Int, startIndex: Int = 0) {
         precondition(capacityFrames > 0 && capacityFrames & (capacityFrames - 1) == 0)
+        writeIndex = Atomic(startIndex)
+        readIndex = Atomic(startIndex)
         self.capacityFrames = capacityFrames
         self.channels = channels
         self.mask = capacityFrames - 1
@@ -67,7 +74,7 @@ struct SPSCRing: ~Copyable {
     func writableRegions(maxFrames: Int) -> RingRegions {
         let w = writeIndex.load(ordering: .relaxed)  // own index
         let r = readIndex.load(ordering: .acquiring)  // consumer has finished reading up to r
-        let free = capacityFrames - (w - r)
+        let free = capacityFrames - (w &- r)
         return regions(start: w, frames: min(free, maxFrames))
     }
 
@@ -75,7 +82,7 @@ struct SPSCRing: ~Copyable {
     @_noLocks
     func commitWrite(_ frames: Int) {
         let w = writeIndex.load(ordering: .relaxed)
-        writeIndex.store(w + frames, ordering: .releasing)
+        writeIndex.store(w &+ frames, ordering: .releasing)
     }
 
     // MARK: consumer
@@ -85,14 +92,14 @@ struct SPSCRing: ~Copyable {
     func readableRegions(maxFrames: Int) -> RingRegions {
         let r = readIndex.load(ordering: .relaxed)  // own index
         let w = writeIndex.load(ordering: .acquiring)  // producer's writes up to w are visible
-        return regions(start: r, frames: min(w - r, maxFrames))
+        return regions(start: r, frames: min(w &- r, maxFrames))
     }
 
     /// Releases `frames` frames read from `readableRegions` back to the producer.
     @_noLocks
     func commitRead(_ frames: Int) {
         let r = readIndex.load(ordering: .relaxed)
-        readIndex.store(r + frames, ordering: .releasing)
+        readIndex.store(r &+ frames, ordering: .releasing)
     }
 
     // MARK: any thread
@@ -102,6 +109,6 @@ struct SPSCRing: ~Copyable {
     func bufferedFrames() -> Int {
         let r = readIndex.load(ordering: .acquiring)
         let w = writeIndex.load(ordering: .acquiring)
-        return max(0, min(capacityFrames, w - r))
+        return max(0, min(capacityFrames, w &- r))
     }
 }

@@ -62,19 +62,20 @@ private func initEmpty<T>(_ p: UnsafeMutablePointer<T>?, _ empty: T) -> Int32 {
 private func readIn<T>(_ p: UnsafePointer<T>, defaults: T) -> T {
     let size = UnsafeRawPointer(p).load(as: UInt32.self)
     var value = defaults
-    let n = min(Int(size), MemoryLayout<T>.size)
+    let n = Int(min(size, UInt32(MemoryLayout<T>.size)))  // no Int(UInt32) trap on 32-bit
     withUnsafeMutableBytes(of: &value) { $0.baseAddress!.copyMemory(from: UnsafeRawPointer(p), byteCount: n) }
     return value
 }
 
-/// Writes at most the caller's `size` bytes of an output struct, keeping the
-/// caller's `size` (a newer caller's struct is longer than ours).
+/// Writes at most the caller's `size` bytes of an output struct and sets
+/// `size` to the bytes filled, min(caller's size, ours): a newer caller's
+/// struct is longer than ours, and this tells it which fields we filled.
 private func writeOut<T>(_ value: T, to p: UnsafeMutablePointer<T>) {
     let size = UnsafeRawPointer(p).load(as: UInt32.self)
     var v = value
-    let n = min(Int(size), MemoryLayout<T>.size)
+    let n = Int(min(size, UInt32(MemoryLayout<T>.size)))  // no Int(UInt32) trap on 32-bit
     withUnsafeBytes(of: &v) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: n) }
-    UnsafeMutableRawPointer(p).storeBytes(of: size, as: UInt32.self)
+    UnsafeMutableRawPointer(p).storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
 }
 
 private func cString(_ s: StaticString) -> UnsafePointer<CChar> {
@@ -84,6 +85,14 @@ private func cString(_ s: StaticString) -> UnsafePointer<CChar> {
 private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 
 // MARK: Struct init
+
+// Real-time safe per rtmix.h. The struct inits, the *_name functions are
+// `@_noLocks`; config_init, settings_init and check_config are not: the
+// compiler cannot check their cross-file callees in debug builds (the
+// synthesized `rawValue` accessors, `SessionOptions = []` array-literal
+// defaults, OptionSet algebra in ValidityTable). All nine are called inside
+// the RealtimeSanitizer harness's nonblocking region (Tests/RTSan), which
+// shows no allocation, lock or system call at run time.
 
 @_cdecl("rtmix_session_config_init")
 @usableFromInline internal func rtmix_session_config_init(
@@ -127,28 +136,28 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 }
 
 @_cdecl("rtmix_session_route_init")
-@usableFromInline internal func rtmix_session_route_init(
+@usableFromInline @_noLocks internal func rtmix_session_route_init(
     _ r: UnsafeMutablePointer<rtmix_session_route>?
 ) -> Int32 {
     initEmpty(r, rtmix_session_route())
 }
 
 @_cdecl("rtmix_session_action_init")
-@usableFromInline internal func rtmix_session_action_init(
+@usableFromInline @_noLocks internal func rtmix_session_action_init(
     _ a: UnsafeMutablePointer<rtmix_session_action>?
 ) -> Int32 {
     initEmpty(a, rtmix_session_action())
 }
 
 @_cdecl("rtmix_session_alarm_init")
-@usableFromInline internal func rtmix_session_alarm_init(
+@usableFromInline @_noLocks internal func rtmix_session_alarm_init(
     _ a: UnsafeMutablePointer<rtmix_session_alarm>?
 ) -> Int32 {
     initEmpty(a, rtmix_session_alarm())
 }
 
 @_cdecl("rtmix_session_state_init")
-@usableFromInline internal func rtmix_session_state_init(
+@usableFromInline @_noLocks internal func rtmix_session_state_init(
     _ s: UnsafeMutablePointer<rtmix_session_state>?
 ) -> Int32 {
     initEmpty(s, rtmix_session_state())
@@ -257,7 +266,8 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
     guard let buf = buf, capacity > 0 else { return RTMIX_ERR_INVALID_ARGUMENT }
     return withSession(p) { (e) throws(SessionError) in
         guard let name = e.nameBytes(of: moduleID(id)) else { throw .notFound }
-        let n = name.count < Int(capacity) - 1 ? name.count : Int(capacity) - 1
+        let cap = Int(truncatingIfNeeded: min(capacity, UInt32(Int32.max)))  // no trap on 32-bit
+        let n = name.count < cap - 1 ? name.count : cap - 1
         for i in 0..<n { buf[i] = CChar(bitPattern: name[i]) }
         buf[n] = 0
         length?.pointee = UInt32(name.count)
@@ -499,7 +509,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 // MARK: Names
 
 @_cdecl("rtmix_session_action_name")
-@usableFromInline internal func rtmix_session_action_name(_ kind: UInt32) -> UnsafePointer<CChar> {
+@usableFromInline @_noLocks internal func rtmix_session_action_name(_ kind: UInt32) -> UnsafePointer<CChar> {
     switch kind {
     case 1: return cString("SET_CONFIGURATION")
     case 2: return cString("ACTIVATE")
@@ -521,7 +531,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 }
 
 @_cdecl("rtmix_session_alarm_name")
-@usableFromInline internal func rtmix_session_alarm_name(_ code: UInt32) -> UnsafePointer<CChar> {
+@usableFromInline @_noLocks internal func rtmix_session_alarm_name(_ code: UInt32) -> UnsafePointer<CChar> {
     switch code {
     case 1: return cString("CONFIGURATION_OVERRIDDEN")
     case 2: return cString("INVALID_CONFIGURATION")

@@ -348,13 +348,14 @@ static void test_get_config(void) {
     CHECK_U64(sizeof(rtmix_source_stats) >= 96, 1);
     CHECK_U64(sizeof(rtmix_source_config) >= 28, 1);
     /* A newer, larger caller struct: only the fields this library knows
-     * are written; the caller's size and its extra fields are kept. */
+     * are written, its extra fields are kept, and size says how much was
+     * filled (the library's size). */
     {
         struct { rtmix_engine_config c; uint32_t future_field; } newer;
         memset(&newer, 0x5A, sizeof newer);
         newer.c.size = (uint32_t)sizeof newer;
         CHECK_ST(rtmix_engine_get_config(e, &newer.c), RTMIX_OK);
-        CHECK_U64(newer.c.size, sizeof newer);
+        CHECK_U64(newer.c.size, sizeof(rtmix_engine_config));
         CHECK_U64(newer.c.sample_rate, 44100);
         CHECK_U64(newer.future_field, 0x5A5A5A5Au);
     }
@@ -797,13 +798,60 @@ static void test_render_args(void) {
     CHECK_ST(rtmix_render_s16(e, NULL, 256), RTMIX_ERR_INVALID_ARGUMENT);
     CHECK_ST(rtmix_render_f32(NULL, f, 256), RTMIX_ERR_INVALID_ARGUMENT);
     CHECK_ST(rtmix_render_s16(NULL, s16, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    /* On error the unchecked entries zero min(frames, max_frames) samples
+     * (present whatever channel count the caller assumed) and nothing else. */
     untouched = 1;
-    for (i = 0; i < 1024 * 2; i++)
+    for (i = 0; i < 512; i++)
+        if (f[i] != 0.0f || s16[i] != 0) untouched = 0;
+    for (i = 512; i < 1024 * 2; i++)
         if (f[i] != 123.0f || s16[i] != 12345) untouched = 0;
-    CHECK(untouched); /* output buffer untouched on error */
+    CHECK(untouched);
+
+    /* Checked entries: every bad input fails, zero-fills
+     * min(capacity, frames x 2) samples and writes nothing past capacity. */
+    for (i = 0; i < 1024 * 2; i++) {
+        f[i] = 123.0f;
+        s16[i] = 12345;
+    }
+    CHECK_ST(rtmix_render_f32_checked(e, f, 1023, 512), RTMIX_ERR_INVALID_ARGUMENT); /* 1 short */
+    CHECK_ST(rtmix_render_s16_checked(e, s16, 1023, 512), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK(f[1022] == 0.0f && f[1023] == 123.0f && s16[1022] == 0 && s16[1023] == 12345);
+    CHECK_ST(rtmix_render_f32_checked(e, f, 2048, 513), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK_ST(rtmix_render_s16_checked(e, s16, 2048, 513), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK(f[1025] == 0.0f && f[1026] == 123.0f && s16[1025] == 0 && s16[1026] == 12345);
+    CHECK_ST(rtmix_render_f32_checked(e, f, 2048, 0xFFFFFFFFu), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK_ST(rtmix_render_s16_checked(e, s16, 2048, 0xFFFFFFFFu), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK(f[2047] == 0.0f && s16[2047] == 0);
+    for (i = 0; i < 1024 * 2; i++) {
+        f[i] = 123.0f;
+        s16[i] = 12345;
+    }
+    CHECK_ST(rtmix_render_f32_checked(e, f, 2048, 0), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_s16_checked(e, s16, 2048, 0), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_f32_checked(e, f, 0, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_s16_checked(e, s16, 0, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK(f[0] == 123.0f && s16[0] == 12345); /* capacity 0: nothing written */
+    CHECK_ST(rtmix_render_f32_checked(e, NULL, 2048, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_s16_checked(e, NULL, 2048, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_f32_checked(NULL, f, 100, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_s16_checked(NULL, s16, 100, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK(f[99] == 0.0f && f[100] == 123.0f && s16[99] == 0 && s16[100] == 12345);
+    /* After a format change the old capacity is refused, not overrun. */
+    CHECK_ST(rtmix_engine_set_output_format(e, 48000, 1), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32_checked(e, f, 256, 256), RTMIX_OK);
+    CHECK_ST(rtmix_engine_set_output_format(e, 48000, 2), RTMIX_OK);
+    for (i = 0; i < 1024 * 2; i++) f[i] = 123.0f;
+    CHECK_ST(rtmix_render_f32_checked(e, f, 256, 256), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK(f[255] == 0.0f && f[256] == 123.0f);
+    CHECK_ST(rtmix_render_f32_checked(e, f, 512, 256), RTMIX_OK);
+    CHECK(f[511] == 0.0f && f[512] == 123.0f);
     es = engine_stats(e);
-    CHECK_U64(es.render_calls, 0); /* failed calls do not count */
-    CHECK_U64(es.frames_rendered, 0);
+    CHECK_U64(es.render_calls, 2); /* failed calls do not count */
+    CHECK_U64(es.frames_rendered, 512);
+    for (i = 0; i < 1024 * 2; i++) {
+        f[i] = 123.0f;
+        s16[i] = 12345;
+    }
 
     /* Exactly max_frames is fine, writes exactly frames x channels samples. */
     CHECK_ST(rtmix_render_f32(e, f, 512), RTMIX_OK);
@@ -815,8 +863,8 @@ static void test_render_args(void) {
     CHECK_ST(rtmix_render_s16(e, s16, 1), RTMIX_OK);
     CHECK(s16[0] == 0 && s16[1] == 0 && s16[2] == 12345);
     es = engine_stats(e);
-    CHECK_U64(es.render_calls, 2);
-    CHECK_U64(es.frames_rendered, 513);
+    CHECK_U64(es.render_calls, 4);
+    CHECK_U64(es.frames_rendered, 1025);
     rtmix_engine_destroy(e);
 }
 
@@ -1107,7 +1155,8 @@ static void test_stats(void) {
     CHECK_ST(rtmix_source_get_stats(NULL, s, &ss), RTMIX_ERR_INVALID_ARGUMENT);
     CHECK_ST(rtmix_source_get_stats(e, s, NULL), RTMIX_ERR_INVALID_ARGUMENT);
     CHECK_ST(rtmix_source_get_stats(e, 0, &ss), RTMIX_ERR_NOT_FOUND);
-    /* A larger (newer) caller struct: the known part is filled, size kept. */
+    /* A larger (newer) caller struct: the known part is filled, size set
+     * to the bytes filled. */
     {
         struct {
             rtmix_engine_stats s;
@@ -1116,7 +1165,7 @@ static void test_stats(void) {
         memset(&big, 0x77, sizeof big);
         big.s.size = (uint32_t)sizeof big;
         CHECK_ST(rtmix_engine_get_stats(e, &big.s), RTMIX_OK);
-        CHECK_U64(big.s.size, sizeof big);
+        CHECK_U64(big.s.size, sizeof(rtmix_engine_stats));
         CHECK_U64(big.s.render_calls, 201);
         CHECK_U64(big.extra[0], 0x77777777u);
     }

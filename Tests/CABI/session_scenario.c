@@ -564,7 +564,7 @@ int main(void) {
         memset(&newer, 0x5A, sizeof newer);
         newer.st.size = (uint32_t)sizeof newer;
         CHECK_OK(rtmix_session_get_state(s, &newer.st));
-        CHECK(newer.st.size == sizeof newer);
+        CHECK(newer.st.size == sizeof(rtmix_session_state)); /* size filled */
         CHECK(newer.st.category == RTMIX_SESSION_CATEGORY_SOLO_AMBIENT);
         CHECK(newer.future_field == 0x5A5A5A5Au);
         CHECK(sizeof(rtmix_session_state) >= 60 && sizeof(rtmix_session_route) >= 36);

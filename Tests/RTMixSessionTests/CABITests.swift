@@ -101,6 +101,21 @@ final class CABITests: XCTestCase {
         XCTAssertEqual(rtmix_session_next_action(p, &small), RTMIX_ERR_INVALID_ARGUMENT)
     }
 
+    /// A newer caller's larger output struct gets back the size we filled
+    /// (issue 11, item 10); its extra tail is untouched.
+    func testOutputStructSizeIsTheSizeFilled() {
+        let p = makeSession()
+        defer { rtmix_session_destroy(p) }
+        let ours = MemoryLayout<rtmix_session_state>.size
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: ours + 16, alignment: 8)
+        defer { raw.deallocate() }
+        raw.initializeMemory(as: UInt8.self, repeating: 0xCD, count: ours + 16)
+        raw.storeBytes(of: UInt32(ours + 16), as: UInt32.self)
+        XCTAssertEqual(rtmix_session_get_state(p, raw.assumingMemoryBound(to: rtmix_session_state.self)), RTMIX_OK)
+        XCTAssertEqual(raw.load(as: UInt32.self), UInt32(ours))
+        XCTAssertEqual(raw.load(fromByteOffset: ours, as: UInt8.self), 0xCD)
+    }
+
     func testObserveUnknownValuesRaisesInvalidConfiguration() {
         let p = makeSession()
         defer { rtmix_session_destroy(p) }

@@ -56,15 +56,18 @@ final class BadInputTests: XCTestCase {
         expect(.notFound) { _ = try x.withUnsafeBufferPointer { try e.push($0, to: SourceID(rawValue: 12345), channels: 2) } }
     }
 
-    func testRenderBadFrameCountsLeaveOutputUntouched() throws {
+    /// A failed render zero-fills min(buffer, frames × 2) samples (silence,
+    /// never stale memory) and writes nothing past that.
+    func testRenderBadFrameCountsZeroFillOutput() throws {
         let e = makeEngine { $0.maxFrames = 256 }
         var out = [Float](repeating: 42, count: 1024)
         expect(.tooManyFrames) { try out.withUnsafeMutableBufferPointer { try e.render(into: $0, frames: 257) } }
         expect(.invalidArgument) { try out.withUnsafeMutableBufferPointer { try e.render(into: $0, frames: 0) } }
         var short = [Float](repeating: 42, count: 100)  // 50 stereo frames
         expect(.invalidArgument) { try short.withUnsafeMutableBufferPointer { try e.render(into: $0, frames: 200) } }
-        XCTAssertTrue(short.allSatisfy { $0 == 42 })
-        XCTAssertTrue(out.allSatisfy { $0 == 42 })
+        XCTAssertTrue(short.allSatisfy { $0 == 0 })
+        XCTAssertTrue(out.prefix(514).allSatisfy { $0 == 0 })
+        XCTAssertTrue(out.dropFirst(514).allSatisfy { $0 == 42 })
         XCTAssertEqual(e.stats().renderCalls, 0)
         XCTAssertNoThrow(try out.withUnsafeMutableBufferPointer { try e.render(into: $0, frames: 256) })
         XCTAssertEqual(e.stats().renderCalls, 1)

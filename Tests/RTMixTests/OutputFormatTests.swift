@@ -57,7 +57,8 @@ final class OutputFormatTests: XCTestCase {
         XCTAssertNoThrow(try e.setOutputFormat(sampleRate: 48_000, channels: 2))  // same: no-op
     }
 
-    /// A Swift caller's buffer sized for the old format is refused, never overrun.
+    /// A Swift caller's buffer sized for the old format is refused, never
+    /// overrun, and zero-filled.
     func testRenderChecksCapacityAgainstCurrentFormat() throws {
         let e = makeEngine { $0.channels = 1 }
         var small = [Float](repeating: 7, count: 480)
@@ -67,7 +68,7 @@ final class OutputFormatTests: XCTestCase {
         XCTAssertThrowsError(try small.withUnsafeMutableBufferPointer { try e.render(into: $0, frames: 480) }) {
             XCTAssertEqual($0 as? RTMixError, .invalidArgument)
         }
-        XCTAssertTrue(small.allSatisfy { $0 == 7 })
+        XCTAssertTrue(small.allSatisfy { $0 == 0 })
     }
 
     /// Format changes while a renderer and a producer run: every change

@@ -6,8 +6,11 @@
  *   clang -std=c2x -fsanitize=realtime -I include rtsan_harness.c \
  *         -L<libdir> -lrtmix -Wl,-rpath,<libdir> -lpthread -lm
  *
- * Every call to rtmix_render_f32 / rtmix_render_s16 / rtmix_source_push_f32 /
- * rtmix_source_push_s16 happens inside a function marked
+ * Every call to rtmix_render_f32 / rtmix_render_s16 (and their _checked
+ * variants) / rtmix_source_push_f32 / rtmix_source_push_s16, and to every
+ * other function rtmix.h calls real-time safe (rt_misc: version, names,
+ * *_init, get_config, domain_get_gain, get_buffered, session struct
+ * helpers), happens inside a function marked
  * [[clang::nonblocking]]: RTSan intercepts malloc/free/locks/blocking system
  * calls made anywhere below it, including inside librtmix.so, and aborts
  * with exit code 43 (RTSAN_OPTIONS=halt_on_error=false lists them all).
@@ -86,19 +89,74 @@ static int32_t rt_push_s16(rtmix_engine *e, rtmix_source_id id, const int16_t *p
     return rtmix_source_push_s16(e, id, pcm, frames, accepted);
 }
 
-/* One "device callback": renders f32 or s16 depending on the block. The
- * output-level check runs inside the region too (plain arithmetic). */
+/* One "device callback": renders f32 or s16 depending on the block,
+ * through the checked entry points (capacity MAX_FRAMES x CHANNELS) when
+ * `checked`. The output-level check runs inside the region too (plain
+ * arithmetic). */
 static int32_t rt_callback(rtmix_engine *e, float *outf, int16_t *outs, uint32_t frames,
-                                                  int use_s16, int *out_of_range) NONBLOCKING {
+                                                  int use_s16, int checked, int *out_of_range) NONBLOCKING {
     int32_t st;
     uint32_t i;
-    if (use_s16) return rt_render_s16(e, outs, frames);
-    st = rt_render_f32(e, outf, frames);
+    if (use_s16)
+        return checked ? rtmix_render_s16_checked(e, outs, (size_t)MAX_FRAMES * CHANNELS, frames)
+                       : rt_render_s16(e, outs, frames);
+    st = checked ? rtmix_render_f32_checked(e, outf, (size_t)MAX_FRAMES * CHANNELS, frames)
+                 : rt_render_f32(e, outf, frames);
     if (st == RTMIX_OK) {
         for (i = 0; i < frames * CHANNELS; i++)
             if (!(outf[i] >= -1.0f && outf[i] <= 1.0f)) *out_of_range = 1;
     }
     return st;
+}
+
+/* Every other function rtmix.h calls real-time safe, once each. Returns a
+ * bit mask of unexpected results (0 = all as documented). Plain function:
+ * called once outside the region as a warm-up, then through rt_misc. */
+static int misc_calls(rtmix_engine *e, rtmix_source_id fixed, float *outf, int16_t *outs) {
+    int bad = 0;
+    int32_t st;
+    rtmix_engine_config cfg;
+    rtmix_source_config sc;
+    rtmix_engine_stats es;
+    rtmix_source_stats ss;
+    rtmix_event ev;
+    rtmix_session_config scfg;
+    rtmix_session_settings sset;
+    rtmix_session_route sroute;
+    rtmix_session_action saction;
+    rtmix_session_alarm salarm;
+    rtmix_session_state sstate;
+    uint32_t buffered = 0, problems = 0, invalid = 0;
+    float gain = 0.0f;
+
+    if (rtmix_version() != ((RTMIX_VERSION_MAJOR << 16) | (RTMIX_VERSION_MINOR << 8) | RTMIX_VERSION_PATCH))
+        bad |= 1 << 0;
+    if (rtmix_status_string(RTMIX_ERR_LIMIT)[0] == '\0') bad |= 1 << 1;
+    if (strcmp(rtmix_event_name(RTMIX_EVENT_RENDER_SLOW), "render_slow") != 0) bad |= 1 << 2;
+    if (rtmix_engine_config_init(&cfg) != RTMIX_OK) bad |= 1 << 3;
+    if (rtmix_engine_get_config(e, &cfg) != RTMIX_OK || cfg.channels != CHANNELS) bad |= 1 << 4;
+    if (rtmix_source_config_init(&sc, RTMIX_DOMAIN_CALL, 16000, 1) != RTMIX_OK) bad |= 1 << 5;
+    if (rtmix_engine_stats_init(&es) != RTMIX_OK || rtmix_source_stats_init(&ss) != RTMIX_OK ||
+        rtmix_event_init(&ev) != RTMIX_OK)
+        bad |= 1 << 6;
+    if (rtmix_domain_get_gain(e, RTMIX_DOMAIN_CALL, &gain) != RTMIX_OK) bad |= 1 << 7;
+    if (rtmix_source_get_buffered(e, fixed, &buffered) != RTMIX_OK) bad |= 1 << 8;
+    /* Too small a buffer: refused (or BAD_STATE while the intruder renders). */
+    st = rtmix_render_f32_checked(e, outf, 1, 256);
+    if (st != RTMIX_ERR_INVALID_ARGUMENT && st != RTMIX_ERR_BAD_STATE) bad |= 1 << 9;
+    st = rtmix_render_s16_checked(e, outs, 1, 256);
+    if (st != RTMIX_ERR_INVALID_ARGUMENT && st != RTMIX_ERR_BAD_STATE) bad |= 1 << 10;
+    if (rtmix_session_config_init(&scfg) != RTMIX_OK || rtmix_session_settings_init(&sset) != RTMIX_OK ||
+        rtmix_session_route_init(&sroute) != RTMIX_OK || rtmix_session_action_init(&saction) != RTMIX_OK ||
+        rtmix_session_alarm_init(&salarm) != RTMIX_OK || rtmix_session_state_init(&sstate) != RTMIX_OK)
+        bad |= 1 << 11;
+    if (rtmix_session_check_config(&scfg, &problems, &invalid) != RTMIX_OK || problems != 0) bad |= 1 << 12;
+    if (rtmix_session_action_name(1)[0] == '\0' || rtmix_session_alarm_name(1)[0] == '\0') bad |= 1 << 13;
+    return bad;
+}
+
+static int rt_misc(rtmix_engine *e, rtmix_source_id fixed, float *outf, int16_t *outs) NONBLOCKING {
+    return misc_calls(e, fixed, outf, outs);
 }
 
 /* --------------------------------------------------- negative controls */
@@ -247,7 +305,7 @@ static void *intruder_main(void *arg) {
     static float buf[256 * CHANNELS];
     int oor = 0;
     while (!atomic_load(&g_stop)) {
-        int32_t st = rt_callback(in->e, buf, NULL, 256, 0, &oor);
+        int32_t st = rt_callback(in->e, buf, NULL, 256, 0, 0, &oor);
         if (st == RTMIX_OK) in->ok++;
         else if (st == RTMIX_ERR_BAD_STATE) in->bad_state++;
         else in->other++;
@@ -283,6 +341,8 @@ int main(int argc, char **argv) {
     pthread_t tp[5], tc, ti;
     int i, out_of_range = 0;
     long render_ok = 0, render_other = 0, render_bad_state = 0;
+    long misc_failures = 0;
+    int misc_bits = 0;
     uint64_t frames_asked = 0;
     rtmix_engine_stats es;
     static const uint32_t blocks[] = {64, 128, 256, 441, 480, 512, 960, 1024, 100, 7};
@@ -348,6 +408,7 @@ int main(int argc, char **argv) {
     }
     CHECK(rtmix_render_f32(e, warm, 256) == RTMIX_OK);
     CHECK(rtmix_render_s16(e, outs, 256) == RTMIX_OK);
+    CHECK(misc_calls(e, atomic_load(&prod[0].id), outf, outs) == 0);
 
     /* Threads: producers (real-time pushes), control (add/remove/gains),
      * a second would-be renderer. */
@@ -365,7 +426,12 @@ int main(int argc, char **argv) {
      * times real time so sources both fill up and drain. */
     for (i = 0; i < RENDER_ITERATIONS; i++) {
         uint32_t n = blocks[i % (sizeof blocks / sizeof blocks[0])];
-        int32_t st = rt_callback(e, outf, outs, n, i % 3 == 2, &out_of_range);
+        int32_t st = rt_callback(e, outf, outs, n, i % 3 == 2, i % 2 == 0, &out_of_range);
+        int misc = rt_misc(e, atomic_load(&prod[0].id), outf, outs);
+        if (misc != 0) {
+            misc_failures++;
+            misc_bits |= misc;
+        }
         if (st == RTMIX_OK) {
             render_ok++;
             frames_asked += n;
@@ -400,6 +466,9 @@ int main(int argc, char **argv) {
            (unsigned long long)es.render_ns_p50, (unsigned long long)es.render_ns_p99,
            (unsigned long long)es.render_ns_max);
 
+    printf("other real-time-safe calls: %ld iterations with unexpected results (bits 0x%x)\n",
+           misc_failures, misc_bits);
+    CHECK(misc_failures == 0);
     CHECK(render_other == 0);
     CHECK(intr.other == 0);
     CHECK(render_ok + render_bad_state == RENDER_ITERATIONS);

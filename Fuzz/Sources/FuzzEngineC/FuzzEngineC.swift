@@ -16,8 +16,9 @@
 // Every buffer passed is exactly as large as the count passed with it
 // (heap-allocated, so AddressSanitizer sees any access past it). After every
 // call the documented behaviour is checked against a model: exact status
-// codes, `*accepted`, untouched output on error, output finite and within
-// [-1, 1], statistics consistent with the calls made. Any violation aborts.
+// codes, `*accepted`, zero-filled output on a failed render (as documented),
+// output finite and within [-1, 1], statistics consistent with the calls
+// made. Any violation aborts.
 
 import CRTMixABI
 import FuzzSupport
@@ -170,13 +171,12 @@ func nonfiniteCount(_ p: UnsafeMutableBufferPointer<Float>, _ n: Int) -> UInt64 
     return c
 }
 
-/// The documented s16 conversion of a float in [-1, 1]: x * 32767, saturated,
-/// rounded half away from zero.
+/// The documented s16 conversion of a float in [-1, 1]: x * 32768 rounded
+/// to nearest (ties to even), saturated to -32768...32767. Computed in
+/// Double, independently of the library's float trick.
 func expectedS16(_ x: Float) -> Int16 {
-    let scaled = x * 32767
-    if scaled >= 32767 { return 32767 }
-    if scaled <= -32768 { return -32768 }
-    return Int16(scaled + (scaled < 0 ? -0.5 : 0.5))
+    let scaled = (Double(x) * 32768).rounded(.toNearestOrEven)
+    return Int16(max(-32768, min(32767, scaled)))
 }
 
 // MARK: - Checks
@@ -598,22 +598,38 @@ final class CProgram {
             let n = frames * m.channels
             // Mirror: f32 on engine 0, s16 on engine 1 (compared below).
             let asS16 = mirror && !mirrorBroken ? k == 1 : s16
-            let what = "render_\(asS16 ? "s16" : "f32")(\(frames) frames, max \(m.maxFrames), \(m.channels) ch)"
+            // The _checked entries (high bit of choice), with an exact or a
+            // one-sample-short capacity.
+            let checked = choice & 0x80 != 0
+            let capacity = checked && choice & 0x40 != 0 && n > 0 ? n - 1 : n
+            let what = "render_\(asS16 ? "s16" : "f32")\(checked ? "_checked(cap \(capacity), " : "(")"
+                + "\(frames) frames, max \(m.maxFrames), \(m.channels) ch)"
+            // On error: zeros first (unchecked: min(frames, max_frames);
+            // checked: min(capacity, frames x 2)), nothing written after.
+            let zeroed = checked ? min(capacity, frames * 2) : min(frames, m.maxFrames)
             var status: Int32
             if asS16 {
                 let buf = UnsafeMutableBufferPointer<Int16>.allocate(capacity: max(n, 1))
                 buf.initialize(repeating: 0x5A5A)
-                status = rtmix_render_s16(m.handle, buf.baseAddress, UInt32(truncatingIfNeeded: frames))
+                status = checked
+                    ? rtmix_render_s16_checked(m.handle, buf.baseAddress, capacity, UInt32(truncatingIfNeeded: frames))
+                    : rtmix_render_s16(m.handle, buf.baseAddress, UInt32(truncatingIfNeeded: frames))
                 if status != 0 {
-                    for v in buf where v != 0x5A5A { fuzzFail("\(what): error \(status) but output written") }
+                    for (j, v) in buf.enumerated() where v != (j < zeroed ? 0 : 0x5A5A) {
+                        fuzzFail("\(what): error \(status), sample \(j) = \(v) (zeroed \(zeroed))")
+                    }
                 }
                 outs.append((m, nil, buf, frames, status))
             } else {
                 let buf = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(n, 1))
                 buf.initialize(repeating: 4321.5)
-                status = rtmix_render_f32(m.handle, buf.baseAddress, UInt32(truncatingIfNeeded: frames))
+                status = checked
+                    ? rtmix_render_f32_checked(m.handle, buf.baseAddress, capacity, UInt32(truncatingIfNeeded: frames))
+                    : rtmix_render_f32(m.handle, buf.baseAddress, UInt32(truncatingIfNeeded: frames))
                 if status != 0 {
-                    for v in buf where v != 4321.5 { fuzzFail("\(what): error \(status) but output written") }
+                    for (j, v) in buf.enumerated() where v != (j < zeroed ? 0 : 4321.5) {
+                        fuzzFail("\(what): error \(status), sample \(j) = \(v) (zeroed \(zeroed))")
+                    }
                 } else {
                     for (j, v) in buf.enumerated() where j < n && !(v.isFinite && v >= -1 && v <= 1) {
                         fuzzFail("\(what): sample \(j) = \(v) not finite in [-1, 1]")
@@ -621,7 +637,7 @@ final class CProgram {
                 }
                 outs.append((m, buf, nil, frames, status))
             }
-            let expected: Int32 = frames == 0 ? -1 : frames > m.maxFrames ? -5 : 0
+            let expected: Int32 = frames == 0 ? -1 : frames > m.maxFrames ? -5 : capacity < n ? -1 : 0
             checkStatus(status, [expected], what)
             if status == 0 {
                 m.renderCalls += 1
@@ -761,7 +777,7 @@ final class CProgram {
                 checkStatus(s, size < 32 ? [-1] : [0], "next_event(size \(size))")
                 if s != 0 { break }
                 let e = boxed.value
-                check(boxed.size == size, "next_event changed size")
+                check(boxed.size == min(size, UInt32(sizeofEvent)), "next_event size \(boxed.size): not the size filled")
                 check((0...7).contains(e.type), "event type \(e.type)")
                 check(e.source == 0 || m.everIssued.contains(e.source), "event for unknown source \(e.source)")
                 check(e.frame_time <= m.framesRendered, "event frame_time \(e.frame_time) > rendered \(m.framesRendered)")
@@ -825,6 +841,10 @@ final class CProgram {
         check(rtmix_domain_get_gain(e, RTMIX_DOMAIN_CALL, nil) == -1, "domain_get_gain(NULL out)")
         check(rtmix_render_f32(e, nil, 1) == -1, "render_f32(NULL out)")
         check(rtmix_render_s16(e, nil, 1) == -1, "render_s16(NULL out)")
+        check(rtmix_render_f32_checked(e, nil, 2, 1) == -1, "render_f32_checked(NULL out)")
+        check(rtmix_render_s16_checked(e, nil, 2, 1) == -1, "render_s16_checked(NULL out)")
+        var two: [Float] = [9, 9]
+        check(rtmix_render_f32_checked(nil, &two, 2, 1) == -1 && two == [0, 0], "render_f32_checked(NULL engine)")
     }
 
     /// Output structs whose size is below the first published version.
@@ -846,7 +866,8 @@ final class CProgram {
             _ = rtmix_engine_config_init(&c)
             let boxed = SizedStruct(c, size: size)
             checkStatus(rtmix_engine_get_config(m.handle, boxed.pointer), size < 36 ? [-1] : [0], "get_config(size \(size))")
-            check(boxed.size == size, "get_config changed size")
+            // Success: size = the bytes filled; refused: untouched.
+            check(boxed.size == (size < 36 ? size : min(size, UInt32(sizeofConfig))), "get_config size \(boxed.size)")
             if size >= 36 { check(Int(boxed.value.sample_rate) == m.rate, "get_config rate") }
         }
     }
@@ -937,7 +958,11 @@ func runSwiftAPI(_ r: inout FuzzReader) {
                     for j in (frames * outChannels)..<buf.count { check(buf[j] == 0x5A5A, "render wrote past frames") }
                 } catch {
                     checkStatus(error.code, [-1, -5], "render s16 error")
-                    for v in buf { check(v == 0x5A5A, "render s16 error \(error.code) but output written") }
+                    // Zeros up to min(capacity, frames x 2), nothing after.
+                    let zeroed = min(capacity, frames * 2)
+                    for (j, v) in buf.enumerated() {
+                        check(v == (j < zeroed ? 0 : 0x5A5A), "render s16 error \(error.code): sample \(j) = \(v)")
+                    }
                 }
             } else {
                 let buf = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(capacity, 1))
@@ -953,7 +978,10 @@ func runSwiftAPI(_ r: inout FuzzReader) {
                     for j in (frames * outChannels)..<buf.count { check(buf[j] == 4321.5, "render wrote past frames") }
                 } catch {
                     checkStatus(error.code, [-1, -5], "render error")
-                    for v in buf { check(v == 4321.5, "render error \(error.code) but output written") }
+                    let zeroed = min(capacity, frames * 2)
+                    for (j, v) in buf.enumerated() {
+                        check(v == (j < zeroed ? 0 : 4321.5), "render error \(error.code): sample \(j) = \(v)")
+                    }
                 }
             }
         case 3:

@@ -341,7 +341,7 @@ final class SessionProgram {
             checkStatus(s, [0, -3], "next_action")
             if s != 0 { return }
             let v = boxed.value
-            check(boxed.size == size, "next_action changed size")
+            check(boxed.size == min(size, UInt32(sizeofAction)), "next_action size \(boxed.size): not the size filled")
             check((1...15).contains(v.kind), "action kind \(v.kind)")
             check(checkName(rtmix_session_action_name(v.kind), "action_name") != "UNKNOWN", "action name of \(v.kind)")
             check(v.time_ms <= latestNow, "action time \(v.time_ms) after latest now \(latestNow)")
