@@ -106,13 +106,12 @@ public enum RoomImpulseResponse {
     }
 }
 
-/// Clock drift: resamples a signal by `1 + ppm·1e-6` (output samples per
-/// input sample) with libsamplerate's best sinc converter. A positive `ppm`
-/// models a microphone clock running fast relative to the playout clock.
-public enum ClockDrift {
-    public static func resample(_ x: [Float], ppm: Double) -> [Float] {
-        guard ppm != 0, !x.isEmpty else { return x }
-        let ratio = 1 + ppm * 1e-6
+/// Offline resampling with libsamplerate's best sinc converter (output
+/// time-aligned with the input: no filter delay).
+public enum SincResampler {
+    /// `ratio` = output samples per input sample.
+    public static func resample(_ x: [Float], ratio: Double) -> [Float] {
+        guard ratio != 1, !x.isEmpty else { return x }
         let outCount = Int((Double(x.count) * ratio).rounded()) + 64
         var out = [Float](repeating: 0, count: outCount)
         var generated = 0
@@ -132,6 +131,16 @@ public enum ClockDrift {
         }
         precondition(rc == 0, "libsamplerate: \(String(cString: src_strerror(rc)))")
         return Array(out[0..<generated])
+    }
+}
+
+/// Clock drift: resamples a signal by `1 + ppm·1e-6` (output samples per
+/// input sample) with libsamplerate's best sinc converter. A positive `ppm`
+/// models a microphone clock running fast relative to the playout clock.
+public enum ClockDrift {
+    public static func resample(_ x: [Float], ppm: Double) -> [Float] {
+        guard ppm != 0 else { return x }
+        return SincResampler.resample(x, ratio: 1 + ppm * 1e-6)
     }
 }
 
