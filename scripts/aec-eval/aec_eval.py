@@ -196,7 +196,7 @@ class Scene:
         self.reference = self.playout if ref_media or media is None else far * scale
         n = int(len(far) * rate / PLAY_RATE)
         h = rir[rate]
-        room = signal.fftconvolve(resample(self.playout, PLAY_RATE, rate), h)[:n]
+        room = signal.oaconvolve(resample(self.playout, PLAY_RATE, rate), h)[:n]
         room = drift(room, ppm)[:n]
         room = np.pad(room, (0, max(0, n - len(room))))
         # Echo level: ECHO_DBFS RMS over windows where the far end is active.
@@ -459,22 +459,33 @@ class Eval:
                  "PESQ WB (16 kHz; 48 kHz downsampled) of the output from the first near-end onset to the end against the "
                  "clean near-end; segmental SNR of the near-end component over 20 ms frames where the near end is active "
                  "(clamped to [-10, 35] dB); ERLE over the single-talk windows after the convergence period.", "",
-                 "| capture | settings | PESQ WB | seg. SNR | ERLE single talk | double-talk frames |",
-                 "|---|---|---|---|---|---|"]
+                 "| capture | settings | PESQ WB | seg. SNR | ERLE single talk | double-talk frames | out vs near-end lag |",
+                 "|---|---|---|---|---|---|---|"]
         for rate, s, futs in jobs:
             a = int(start * rate)
             ref16 = resample(s.near[a:], rate, 16_000)
             mic16 = resample(s.mic[a:], rate, 16_000)
             base = pesq(16_000, ref16, mic16, "wb")
-            lines.append(f"| {rate // 1000} kHz | unprocessed mic | {base:.2f} | {fmt(segsnr(s.near, s.mic, rate, a))} dB | - | - |")
+            lines.append(f"| {rate // 1000} kHz | unprocessed mic | {base:.2f} | {fmt(segsnr(s.near, s.mic, rate, a))} dB | - | - | - |")
             for label, fut in futs:
                 out, rep = fut.result()
                 out16 = resample(out[a:len(s.mic)], rate, 16_000)
                 m = min(len(ref16), len(out16))
                 score = pesq(16_000, ref16[:m], out16[:m], "wb")
                 lines.append(f"| {rate // 1000} kHz | {label} | {score:.2f} | {fmt(segsnr(s.near, out, rate, a))} dB "
-                             f"| {fmt(median_after(erle_windows(s, out)))} dB | {rep['summary']['doubleTalkFrames']} |")
+                             f"| {fmt(median_after(erle_windows(s, out)))} dB | {rep['summary']['doubleTalkFrames']} "
+                             f"| {lag_samples(s.near[a:], out[a:len(s.mic)], rate)} samples |")
         return lines
+
+
+def lag_samples(x, y, rate, max_ms=60):
+    """Lag of y relative to x (samples) at the cross-correlation peak, |lag| <= max_ms."""
+    m = min(len(x), len(y))
+    c = signal.correlate(y[:m], x[:m], mode="full", method="fft")
+    mid = m - 1
+    w = int(max_ms * rate / 1000)
+    seg = c[mid - w:mid + w + 1]
+    return int(np.argmax(np.abs(seg))) - w
 
 
 def segsnr(near, y, rate, start):
