@@ -426,7 +426,7 @@ class Eval:
                  f"{secs:.0f} s, no hint; mic clock +/-200 ppm relative to the playout clock (echo resampled by "
                  f"1 + ppm*1e-6). ERLE median over echo-only windows after {t_conv:.0f} s; last-quarter median shows "
                  "whether it holds.", "",
-                 "| capture | drift | median ERLE | last-quarter ERLE | engine drift est. | engine delay (start -> end drift moves it) | resets |",
+                 "| capture | drift | median ERLE | last-quarter ERLE | engine drift est. | engine delay at end (true) | resets |",
                  "|---|---|---|---|---|---|---|"]
         for rate, ppm, s, job in jobs:
             out, rep = job.result()
@@ -436,7 +436,7 @@ class Eval:
             end_true = s.true_delay_ms + ppm * 1e-6 * secs * 1000
             lines.append(f"| {rate // 1000} kHz | {ppm:+d} ppm | {fmt(median_after(rows, t_conv))} dB "
                          f"| {fmt(float(np.median(last)) if last else None)} dB | {fmt(sm['finalDriftPpm'])} ppm "
-                         f"| {fmt(sm['finalDelayMs'])} ms (true at end {end_true:.1f}) | {sm['resets']} |")
+                         f"| {fmt(sm['finalDelayMs'])} ms ({end_true:.1f}) | {sm['resets']} |")
         return lines
 
     # e. double talk
@@ -446,7 +446,7 @@ class Eval:
         start = 8.0
         far, media = self.far(secs), self.media(secs)
         near = self.near(secs, start)
-        configs = [("default (NS + RES)", []), ("--no-res", ["--no-res"]), ("--no-ns --no-res (canceller only)", ["--no-ns", "--no-res"])]
+        configs = [("default (NS + RES)", []), ("--no-res", ["--no-res"]), ("--no-ns (RES alone)", ["--no-ns"]), ("--no-ns --no-res (canceller only)", ["--no-ns", "--no-res"])]
         jobs = []
         for rate in self.rates:
             s = Scene(rate, far, media, near=near, rir=self.rir)
