@@ -129,6 +129,16 @@ typedef struct rtmix_engine_config {
                                    default -1 */
     uint32_t resampler_quality; /* rtmix_resampler_quality; default
                                    RTMIX_RESAMPLER_SINC_FASTEST */
+    /* --- capture path (appended in 0.2; see "Capture") --- */
+    uint32_t capture_rate;    /* microphone rate in Hz, 8000..48000; 0 =
+                                 capture off (default: hosts that only
+                                 render are unchanged) */
+    uint32_t capture_channels; /* microphone channels, 1 or 2; default 1 */
+    uint32_t aec_tail_ms;     /* echo canceller tail, 10..1000 ms; default
+                                 200; 0 = canceller off */
+    int32_t noise_suppression; /* 1 (default) / 0 */
+    int32_t echo_suppression;  /* residual-echo suppression, 1 (default) / 0 */
+    int32_t agc;               /* automatic gain control, 0 (default) / 1 */
 } rtmix_engine_config;
 
 typedef struct rtmix_source_config {
@@ -170,7 +180,47 @@ typedef struct rtmix_engine_stats {
     uint64_t render_ns_p99;         /* 99th percentile, same resolution */
     uint64_t sources_added;         /* successful rtmix_source_add calls */
     uint64_t sources_removed;       /* successful rtmix_source_remove calls */
+    /* --- capture path (appended in 0.2; all 0 when capture is off) --- */
+    uint64_t capture_calls;         /* successful capture calls */
+    uint64_t capture_frames;        /* microphone frames processed */
+    uint32_t capture_latency_frames; /* frames `out` lags `mic`: re-blocking
+                                       to the 10 ms canceller frame (0 when
+                                       every call is a multiple of 10 ms)
+                                       + the preprocessor's frame (10 ms)
+                                       when suppression or AGC is on */
+    int32_t aec_delay_source;       /* RTMIX_DELAY_SOURCE_* of aec_delay_ms */
+    float aec_erle_db;              /* echo return loss enhancement over the
+                                       last 1 s of far-end-only audio, dB
+                                       (0 until measured) */
+    float aec_delay_ms;             /* playout-to-capture delay the reference
+                                       is aligned for */
+    float aec_estimated_delay_ms;   /* the estimator's latest raw estimate */
+    float aec_estimate_confidence;  /* its correlation peak-to-RMS ratio
+                                       (>= 6 is trusted) */
+    float aec_drift_ppm;            /* render clock vs capture clock, ppm
+                                       (> 0: render runs faster) */
+    int32_t aec_double_talk;        /* 1 while near-end talk overlaps the
+                                       far end */
+    int32_t aec_diverged;           /* 1 while the canceller adds energy */
+    uint32_t capture_rate;          /* the configured capture rate */
+    uint64_t aec_double_talk_frames; /* capture frames in double talk */
+    uint64_t aec_resets;            /* canceller resets after divergence */
+    uint64_t capture_calls_without_reference; /* capture calls that found
+                                       no reference (render not running) */
+    uint64_t aec_delay_changes;     /* times the delay in use changed */
+    uint64_t capture_reference_overflow_frames; /* reference frames the
+                                       render thread dropped because capture
+                                       was not draining them */
+    uint64_t capture_nonfinite_samples; /* NaN/Inf mic samples, replaced
+                                       by 0 */
+    uint64_t capture_ns_max;        /* longest capture call */
 } rtmix_engine_stats;
+
+/* aec_delay_source values. */
+#define RTMIX_DELAY_SOURCE_NONE 0      /* no delay known yet: the newest
+                                          reference is used */
+#define RTMIX_DELAY_SOURCE_HINT 1      /* rtmix_set_stream_delay_ms */
+#define RTMIX_DELAY_SOURCE_ESTIMATOR 2 /* the engine's own estimate */
 
 typedef struct rtmix_source_stats {
     uint32_t size;            /* set by rtmix_source_stats_init */
@@ -346,6 +396,86 @@ int32_t rtmix_render_f32(rtmix_engine *engine, float *out, uint32_t frames);
 int32_t rtmix_render_s16(rtmix_engine *engine, int16_t *out, uint32_t frames);
 
 /* ------------------------------------------------------------------------ */
+/* Capture: echo cancellation against the whole playout, publish mix         */
+/* ------------------------------------------------------------------------ */
+/*
+ * With capture_rate != 0 the engine also processes the microphone:
+ *
+ *   render: ... -> limiter -> out ---> [mono, to capture rate] -> reference
+ *                                       FIFO (lock-free) ----------------+
+ *   capture: mic -> downmix -> 10 ms frames -> echo canceller (speexdsp, <+
+ *            reference aligned by delay and drift) -> residual-echo and
+ *            noise suppression -> + media x publish gain -> out
+ *
+ * - Reference = exactly what render produced (after gains and limiter):
+ *   the far-end voices AND the media, so neither echoes back.
+ * - Threads: capture calls come from the device's input callback, one at a
+ *   time: their own real-time thread, or the render thread right after
+ *   render (duplex callbacks). A concurrent second capture call returns
+ *   RTMIX_ERR_BAD_STATE.
+ * - Latency: `out` lags `mic` by stats.capture_latency_frames: 0 when
+ *   every call is a multiple of 10 ms, else 10 ms (once, on the first call
+ *   that needs it), plus 10 ms when suppression or AGC is on (the
+ *   preprocessor's frame).
+ * - Alignment: the canceller needs the reference to lead the echo a
+ *   little (the engine keeps an 8 ms lead) and never lag it. The delay
+ *   comes from rtmix_set_stream_delay_ms or, when that is absent or wrong,
+ *   from the engine's estimator (GCC-PHAT, 0..600 ms; a host hint that
+ *   disagrees with it by more than 4 ms for ~0.5 s is replaced). Moving
+ *   the delay (route change) keeps the adapted canceller.
+ * - Drift: render and capture may run on different clocks; the engine
+ *   measures the reference FIFO's level and resamples the reference to
+ *   follow (up to +-1000 ppm; RTMIX_EVENT_DRIFT_OUT_OF_RANGE beyond).
+ * - Publish: `out` is the processed microphone plus the MEDIA domain
+ *   (source gains applied, not the local media volume) at its publish gain
+ *   (default 0). CALL audio is never published.
+ */
+
+/* Processes `frames` microphone frames (capture_rate, capture_channels,
+ * interleaved) into `out` (the same layout: every channel carries the
+ * processed mono voice plus published media). `out` may be the same
+ * buffer as `mic`. NaN/Inf microphone samples are treated as 0 and
+ * counted; `out` is always finite and within [-1.0, 1.0].
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, frames == 0),
+ * RTMIX_ERR_TOO_MANY_FRAMES (frames > max_frames; `out` untouched),
+ * RTMIX_ERR_BAD_STATE (capture is off, or another thread is in a capture
+ * call on this engine). On RTMIX_ERR_BAD_STATE `out` is zero-filled (a
+ * host that ignores the status publishes silence, not stale memory).
+ * Thread safety: the capture thread (one at a time; may be the render
+ * thread). Real-time safe: yes. */
+int32_t rtmix_capture_process_f32(rtmix_engine *engine, const float *mic, float *out,
+                                  uint32_t frames);
+
+/* As rtmix_capture_process_f32, for int16 PCM (in: sample / 32768; out:
+ * rounded, saturating). */
+int32_t rtmix_capture_process_s16(rtmix_engine *engine, const int16_t *mic, int16_t *out,
+                                  uint32_t frames);
+
+/* The host's estimate of the playout-to-capture delay in ms (output +
+ * input latency, as WebRTC's set_stream_delay_ms), 0..1000; -1 = unknown.
+ * A hint: repeating the same value (or one within 4 ms of it) changes
+ * nothing, and the engine's estimator replaces a hint that is wrong.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, out of range; nothing
+ * changed), RTMIX_ERR_BAD_STATE (capture is off).
+ * Thread safety: any thread. Real-time safe: yes (one atomic store). */
+int32_t rtmix_set_stream_delay_ms(rtmix_engine *engine, int32_t ms);
+
+/* Sets the gain (0..RTMIX_MAX_GAIN, ramped over 10 ms) at which a domain
+ * is mixed into the capture output (what the RTC encoder sends). Only
+ * RTMIX_DOMAIN_MEDIA can be published (default 0: media is heard locally
+ * only); the local media volume (rtmix_domain_set_gain) does not affect
+ * it. RTMIX_DOMAIN_CALL is refused: far-end voices are never sent back.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, CALL or unknown domain,
+ * negative, NaN/Inf, too large), RTMIX_ERR_BAD_STATE (capture is off).
+ * Thread safety: any thread. Real-time safe: yes (one atomic store). */
+int32_t rtmix_domain_set_publish_gain(rtmix_engine *engine, rtmix_domain domain, float gain);
+
+/* Stores a domain's publish gain in `*gain` (always 0 for CALL).
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, unknown domain).
+ * Thread safety: any thread. Real-time safe: yes. */
+int32_t rtmix_domain_get_publish_gain(const rtmix_engine *engine, rtmix_domain domain, float *gain);
+
+/* ------------------------------------------------------------------------ */
 /* Statistics                                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -391,6 +521,19 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
                                          of its block's duration [ns] */
 #define RTMIX_EVENT_EVENTS_DROPPED 7  /* the queue (256 events) was full
                                          [events lost] */
+/* Capture events (frame_time: capture frames processed before the call). */
+#define RTMIX_EVENT_ECHO_PATH_CHANGED 8 /* the echo delay in use changed
+                                         (estimator, or a new hint)
+                                         [new delay, microseconds] */
+#define RTMIX_EVENT_CANCELLER_RESET 9   /* the canceller was reset [reason:
+                                         1 = diverged (its output was louder
+                                         than its input for 0.5 s)] */
+#define RTMIX_EVENT_REFERENCE_MISSING 10 /* capture ran without reference
+                                         (render not running); once per
+                                         episode [samples missing] */
+#define RTMIX_EVENT_DRIFT_OUT_OF_RANGE 11 /* render/capture clock drift at
+                                         the follower's limit (+-1000 ppm)
+                                         [ppm] */
 
 typedef struct rtmix_event {
     uint32_t size;          /* set by rtmix_event_init */
@@ -407,7 +550,8 @@ typedef struct rtmix_event {
  * Thread safety: any thread. Real-time safe: yes. */
 int32_t rtmix_event_init(rtmix_event *ev);
 
-/* Takes the oldest unread event. The renderer queues events (at most 256;
+/* Takes the oldest unread event. The renderer and the capture thread each
+ * queue events (at most 256 each; render events are returned first;
  * on overflow it counts the loss and reports RTMIX_EVENT_EVENTS_DROPPED);
  * control threads read them. When the queue is empty, returns RTMIX_OK with
  * ev->type = RTMIX_EVENT_NONE.

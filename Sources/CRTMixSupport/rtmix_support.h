@@ -34,4 +34,11 @@ static inline float rtmix_support_linear_to_db(float g) { return g > 0.0f ? 20.0
 static inline float rtmix_support_one_pole_coeff(float seconds, float rate) {
     return 1.0f - expf(-1.0f / (seconds * rate));
 }
+/* Plain libm wrappers for the Swift core (tables built at init, and the
+ * capture path's per-frame statistics). */
+static inline double rtmix_support_cos(double x) { return cos(x); }
+static inline double rtmix_support_exp(double x) { return exp(x); }
+static inline double rtmix_support_sin(double x) { return sin(x); }
+static inline float rtmix_support_sqrtf(float x) { return sqrtf(x); }
+static inline float rtmix_support_log10f(float x) { return log10f(x); }
 #endif

@@ -188,6 +188,41 @@ func rtmix_render_s16_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Int16>?, _
     return EngineCore.renderS16(core(e), into: out, frames: Int(frames))
 }
 
+// MARK: capture
+
+@_cdecl("rtmix_capture_process_f32") @usableFromInline @_noLocks
+func rtmix_capture_process_f32_impl(_ e: CEngine?, _ mic: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>?,
+                                    _ frames: UInt32) -> Int32 {
+    guard let e, let mic, let out else { return RTMixError.invalidArgument.code }
+    return EngineCore.processCapture(core(e), mic: mic, out: out, frames: Int(frames))
+}
+
+@_cdecl("rtmix_capture_process_s16") @usableFromInline @_noLocks
+func rtmix_capture_process_s16_impl(_ e: CEngine?, _ mic: UnsafePointer<Int16>?, _ out: UnsafeMutablePointer<Int16>?,
+                                    _ frames: UInt32) -> Int32 {
+    guard let e, let mic, let out else { return RTMixError.invalidArgument.code }
+    return EngineCore.processCaptureS16(core(e), mic: mic, out: out, frames: Int(frames))
+}
+
+@_cdecl("rtmix_set_stream_delay_ms") @usableFromInline @_noLocks
+func rtmix_set_stream_delay_ms_impl(_ e: CEngine?, _ ms: Int32) -> Int32 {
+    guard let e else { return RTMixError.invalidArgument.code }
+    return EngineCore.setStreamDelay(core(e), ms: Int(ms))
+}
+
+@_cdecl("rtmix_domain_set_publish_gain") @usableFromInline @_noLocks
+func rtmix_domain_set_publish_gain_impl(_ e: CEngine?, _ domain: Int32, _ gain: Float) -> Int32 {
+    guard let e, domain == 0 || domain == 1 else { return RTMixError.invalidArgument.code }
+    return EngineCore.setPublishGain(core(e), media: domain == 1, gain)
+}
+
+@_cdecl("rtmix_domain_get_publish_gain") @usableFromInline @_noLocks
+func rtmix_domain_get_publish_gain_impl(_ e: CEngine?, _ domain: Int32, _ gain: UnsafeMutablePointer<Float>?) -> Int32 {
+    guard let e, let gain, domain == 0 || domain == 1 else { return RTMixError.invalidArgument.code }
+    gain.pointee = EngineCore.publishGain(core(e), media: domain == 1)
+    return 0
+}
+
 // MARK: statistics
 
 @_cdecl("rtmix_engine_get_stats") @usableFromInline
@@ -240,6 +275,10 @@ func rtmix_event_name_impl(_ type: Int32) -> UnsafePointer<CChar> {
     case .limiterEngaged: name = "limiter_engaged"
     case .renderSlow: name = "render_slow"
     case .eventsDropped: name = "events_dropped"
+    case .echoPathChanged: name = "echo_path_changed"
+    case .cancellerReset: name = "canceller_reset"
+    case .referenceMissing: name = "reference_missing"
+    case .driftOutOfRange: name = "drift_out_of_range"
     case nil: name = type == 0 ? "none" : "unknown"
     }
     return UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)

@@ -28,6 +28,12 @@ enum CConversion {
         r.gain_ramp_ms = c.gainRampMs
         r.limiter_threshold_db = c.limiterThresholdDb
         r.resampler_quality = c.resamplerQuality.rawValue
+        r.capture_rate = UInt32(c.captureRate)
+        r.capture_channels = UInt32(c.captureChannels)
+        r.aec_tail_ms = UInt32(c.aecTailMs)
+        r.noise_suppression = c.noiseSuppression ? 1 : 0
+        r.echo_suppression = c.echoSuppression ? 1 : 0
+        r.agc = c.agc ? 1 : 0
         return r
     }
 
@@ -45,6 +51,12 @@ enum CConversion {
         r.gainRampMs = c.gain_ramp_ms
         r.limiterThresholdDb = c.limiter_threshold_db
         r.resamplerQuality = quality
+        r.captureRate = Int(c.capture_rate)
+        r.captureChannels = Int(c.capture_channels)
+        r.aecTailMs = Int(c.aec_tail_ms)
+        r.noiseSuppression = c.noise_suppression != 0
+        r.echoSuppression = c.echo_suppression != 0
+        r.agc = c.agc != 0
         return r
     }
 
@@ -79,6 +91,26 @@ enum CConversion {
         r.render_ns_p99 = s.renderNsP99
         r.sources_added = s.sourcesAdded
         r.sources_removed = s.sourcesRemoved
+        let c = s.capture
+        r.capture_calls = c.calls
+        r.capture_frames = c.frames
+        r.capture_latency_frames = UInt32(clamping: c.latencyFrames)
+        r.aec_delay_source = c.delaySource.rawValue
+        r.aec_erle_db = c.erleDb
+        r.aec_delay_ms = c.delayMs
+        r.aec_estimated_delay_ms = c.estimatedDelayMs
+        r.aec_estimate_confidence = c.estimateConfidence
+        r.aec_drift_ppm = c.driftPpm
+        r.aec_double_talk = c.doubleTalk ? 1 : 0
+        r.aec_diverged = c.diverged ? 1 : 0
+        r.capture_rate = UInt32(clamping: s.captureRate)
+        r.aec_double_talk_frames = c.doubleTalkFrames
+        r.aec_resets = c.resets
+        r.capture_calls_without_reference = c.callsWithoutReference
+        r.aec_delay_changes = c.delayChanges
+        r.capture_reference_overflow_frames = c.referenceOverflowFrames
+        r.capture_nonfinite_samples = c.nonfiniteSamples
+        r.capture_ns_max = c.captureNsMax
         return r
     }
 

@@ -39,8 +39,27 @@ public struct EngineConfig: Sendable, Equatable {
     public var gainRampMs: Float = 10
     public var limiterThresholdDb: Float = -1
     public var resamplerQuality: ResamplerQuality = .sincFastest
+    /// Capture (microphone) rate in Hz, 8000...48000; 0 (default) turns the
+    /// capture path off, so hosts that only render are unchanged.
+    public var captureRate: Int = 0
+    /// Microphone channels, 1 or 2 (a stereo mic is downmixed before the
+    /// canceller; the published output has the same channel count, each
+    /// channel carrying the same signal).
+    public var captureChannels: Int = 1
+    /// Echo canceller tail in ms (the longest echo path it models):
+    /// 10...1000, default 200; 0 turns the canceller off.
+    public var aecTailMs: Int = 200
+    /// Noise suppression after the canceller (speex preprocessor).
+    public var noiseSuppression = true
+    /// Residual-echo suppression after the canceller.
+    public var echoSuppression = true
+    /// Automatic gain control of the published voice.
+    public var agc = false
 
     public init() {}
+
+    /// Capture rates the engine accepts (besides 0 = off).
+    public static let captureRates = 8_000...48_000
 
     /// Checks every field; returns nil when valid.
     public func validate() -> RTMixError? {
@@ -52,8 +71,17 @@ public struct EngineConfig: Sendable, Equatable {
               gainRampMs.isFinite, gainRampMs >= 1, gainRampMs <= 1000,
               limiterThresholdDb.isFinite, limiterThresholdDb >= -20, limiterThresholdDb <= 0
         else { return .invalidArgument }
+        if captureRate != 0 {
+            guard EngineConfig.captureRates.contains(captureRate), supportedChannels.contains(captureChannels) else {
+                return .unsupportedFormat
+            }
+            guard aecTailMs == 0 || (10...1000).contains(aecTailMs) else { return .invalidArgument }
+        }
         return nil
     }
+
+    /// The canceller's frame: 10 ms at the capture rate.
+    var captureFrameSize: Int { captureRate / 100 }
 
     /// Frames of one gain ramp at `rate` (at least 1).
     func rampFrames(at rate: Int) -> Int { max(1, Int((Float(rate) * gainRampMs / 1000).rounded())) }

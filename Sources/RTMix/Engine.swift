@@ -123,6 +123,52 @@ public final class Engine: @unchecked Sendable {
         return n
     }
 
+    // MARK: capture (real-time safe)
+
+    /// Processes `frames` microphone frames (capture rate and channels,
+    /// interleaved) into `out` (the publish output: processed voice plus
+    /// media at its publish gain; same layout). Call from the device's
+    /// input callback: one thread at a time, either its own or the render
+    /// thread right after render. `mic` and `out` may be the same memory.
+    @_noLocks
+    public func processCapture(mic: UnsafeBufferPointer<Float>, out: UnsafeMutableBufferPointer<Float>,
+                               frames: Int) throws(RTMixError) {
+        guard let m = mic.baseAddress, let o = out.baseAddress else { throw .invalidArgument }
+        let need = frames * core.pointee.config.captureChannels
+        guard frames > 0, mic.count >= need, out.count >= need else { throw .invalidArgument }
+        let s = EngineCore.processCapture(core, mic: m, out: o, frames: frames)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    @_noLocks
+    public func processCapture(mic: UnsafeBufferPointer<Int16>, out: UnsafeMutableBufferPointer<Int16>,
+                               frames: Int) throws(RTMixError) {
+        guard let m = mic.baseAddress, let o = out.baseAddress else { throw .invalidArgument }
+        let need = frames * core.pointee.config.captureChannels
+        guard frames > 0, mic.count >= need, out.count >= need else { throw .invalidArgument }
+        let s = EngineCore.processCaptureS16(core, mic: m, out: o, frames: frames)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    /// The host's playout-to-capture delay (output + input latency) in ms,
+    /// 0...1000, or nil when unknown. A hint: the engine also estimates
+    /// the delay and replaces a hint that is wrong. Any thread.
+    @_noLocks
+    public func setStreamDelay(ms: Int?) throws(RTMixError) {
+        let s = EngineCore.setStreamDelay(core, ms: ms ?? -1)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    /// The gain at which `domain` is mixed into the published output
+    /// (default 0: media is heard locally only). Only `.media` can be
+    /// published; `.call` throws `.invalidArgument`. Any thread.
+    public func setPublishGain(_ gain: Float, for domain: Domain) throws(RTMixError) {
+        let s = EngineCore.setPublishGain(core, media: domain == .media, gain)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    public func publishGain(_ domain: Domain) -> Float { EngineCore.publishGain(core, media: domain == .media) }
+
     // MARK: render thread (real-time safe)
 
     /// Renders `frames` interleaved frames (engine rate and channels) into

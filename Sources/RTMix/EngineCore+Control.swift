@@ -193,6 +193,8 @@ extension EngineCore {
             st.renderNsP99 = min(e.pointee.renderTimes.percentile(0.99), st.renderNsMax)
             st.sourcesAdded = control(e).pointee.sourcesAdded
             st.sourcesRemoved = control(e).pointee.sourcesRemoved
+            st.captureRate = e.pointee.config.captureRate
+            st.capture = captureStats(e)
             return st
         }
     }
@@ -246,6 +248,13 @@ extension EngineCore {
                 fresh.deinitialize(count: built)
                 return RTMixError.noMemory.code
             }
+            // The reference tap converts the new output rate to the capture
+            // rate (the capture side re-locks on the gap).
+            if let link = e.pointee.capture,
+               !link.pointee.tap.pointee.rebuild(outputRate: sampleRate, captureRate: e.pointee.config.captureRate) {
+                fresh.deinitialize(count: built)
+                return RTMixError.noMemory.code
+            }
 
             // 2. Swap them in and restart each source's render state (a
             // device switch is a restart: history, fades and ramps begin anew).
@@ -277,7 +286,10 @@ extension EngineCore {
     /// The oldest unread event, or nil.
     @usableFromInline
     static func nextEvent(_ e: UnsafeMutablePointer<EngineCore>) -> RawEvent? {
-        withControlLock(e) { e.pointee.events.next() }
+        withControlLock(e) {
+            if let event = e.pointee.events.next() { return event }
+            return e.pointee.capture?.pointee.events.next()
+        }
     }
 
     @usableFromInline

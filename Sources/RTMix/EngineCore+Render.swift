@@ -73,6 +73,12 @@ extension EngineCore {
         let mediaGain = prepareDomain(&rs.pointee.mediaRamp, target: e.pointee.mediaGainTarget.load(),
                                       curve: mediaCurve, frames: frames)
 
+        // With the capture path on, media sources are summed on their own
+        // bus first (source gains only): that sum is what may be published,
+        // and the local media volume is applied to it below.
+        let mediaBus: UnsafeMutablePointer<Float>? = e.pointee.capture?.pointee.tap.pointee.mediaBus
+        if let bus = mediaBus { bus.update(repeating: 0, count: frames * channels) }
+
         var underruns = 0
         let frameTime = e.pointee.framesRendered.read()
         for i in 0..<e.pointee.config.maxSources {
@@ -82,9 +88,11 @@ extension EngineCore {
                   let source = slot.pointee.source.load(ordering: .acquiring)
             else { continue }
             let isCall = source.pointee.isCall
+            let onBus = !isCall && mediaBus != nil
             let result = mixSource(source, removing: state == SlotState.removing,
-                                   into: out, outChannels: channels, frames: frames,
-                                   domainGain: isCall ? callGain : mediaGain,
+                                   into: onBus ? mediaBus.unsafelyUnwrapped : out, outChannels: channels,
+                                   frames: frames,
+                                   domainGain: onBus ? 1 : (isCall ? callGain : mediaGain),
                                    domainCurve: isCall ? callCurve : mediaCurve,
                                    fadeFrames: rs.pointee.fadeFrames)
             underruns += result.underrunFrames
@@ -96,8 +104,18 @@ extension EngineCore {
             }
         }
 
+        if let bus = mediaBus {
+            addMediaBus(bus, into: out, frames: frames, channels: channels, gain: mediaGain, curve: mediaCurve)
+        }
+
         let wasLimiting = rs.pointee.limiter.reduction > 0
         let report = rs.pointee.limiter.process(out, frames: frames, channels: channels)
+        if let link = e.pointee.capture {
+            // The echo reference: exactly what is played.
+            let lost = link.pointee.tap.pointee.write(output: out, channels: channels, frames: frames,
+                                                      ring: link.pointee.ring)
+            if lost > 0 { link.pointee.referenceOverflow.add(lost) }
+        }
         if !wasLimiting && report.lowestGain < 1 {
             let millibels: Float = _unsafePerformance { rtmix_support_linear_to_db(report.lowestGain) * 100 }
             e.pointee.events.post(.limiterEngaged, source: 0, frameTime: frameTime,
@@ -122,6 +140,24 @@ extension EngineCore {
         }
 
         e.pointee.renderSeq.wrappingAdd(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Adds the media bus to the mix at the media domain gain (constant, or
+    /// per frame from `curve`).
+    @usableFromInline @_noLocks
+    static func addMediaBus(_ bus: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, frames: Int,
+                            channels: Int, gain: Float?, curve: UnsafePointer<Float>) {
+        if let g = gain {
+            if g == 0 { return }
+            for i in 0..<(frames * channels) { out[i] += bus[i] * g }
+        } else if channels == 2 {
+            for f in 0..<frames {
+                out[2 * f] += bus[2 * f] * curve[f]
+                out[2 * f + 1] += bus[2 * f + 1] * curve[f]
+            }
+        } else {
+            for f in 0..<frames { out[f] += bus[f] * curve[f] }
+        }
     }
 
     /// Posts the events one source's block produced, and the producer-side

@@ -48,10 +48,24 @@ struct EngineCore: ~Copyable {
 
     /// Control-thread state, guarded by `controlLock` (own allocation).
     @usableFromInline let controlState: UnsafeMutablePointer<EngineControlState>
+    /// The capture path (reference tap, ring, canceller); nil when
+    /// `config.captureRate == 0`.
+    @usableFromInline let capture: UnsafeMutablePointer<CaptureLink>?
 
     /// Returns nil when the lock cannot be created. `config` must be valid.
     init?(config: EngineConfig) {
         guard let lock = rtmix_support_mutex_create() else { return nil }
+        var link: UnsafeMutablePointer<CaptureLink>? = nil
+        if config.captureRate != 0 {
+            guard let l = CaptureLink(config: config) else {
+                rtmix_support_mutex_destroy(lock)
+                return nil
+            }
+            let p = UnsafeMutablePointer<CaptureLink>.allocate(capacity: 1)
+            p.initialize(to: l)
+            link = p
+        }
+        capture = link
         controlLock = lock
         self.config = config
         outputRate = Atomic(config.sampleRate)
@@ -89,6 +103,10 @@ struct EngineCore: ~Copyable {
         domainCurves.deallocate()
         renderState.deallocate()
         controlState.deallocate()
+        if let p = capture {
+            p.deinitialize(count: 1)
+            p.deallocate()
+        }
         rtmix_support_mutex_destroy(controlLock)
     }
 }

@@ -21,6 +21,19 @@ public enum EngineEventKind: Int32, Sendable {
     case renderSlow = 6
     /// The event queue was full; this many events were lost. value: count.
     case eventsDropped = 7
+    /// Capture: the echo delay in use changed (estimator or a new host
+    /// hint). value: the new playout-to-capture delay in microseconds.
+    case echoPathChanged = 8
+    /// Capture: the echo canceller was reset. value: reason (1 = its
+    /// output was louder than its input for 0.5 s: diverged).
+    case cancellerReset = 9
+    /// Capture: a capture call found no reference (render not running, or
+    /// the delay in use reaches past the newest reference). value: the
+    /// reference samples missing in that call.
+    case referenceMissing = 10
+    /// Capture: the render/capture clock drift reached the follower's limit
+    /// (±1000 ppm); cancellation degrades. value: ppm.
+    case driftOutOfRange = 11
 }
 
 /// One event. `source` is nil for engine-wide events; `frameTime` is the
@@ -47,7 +60,7 @@ struct RawEvent {
     }
 }
 
-/// SPSC queue of events from the render thread (producer) to control
+/// SPSC queue of events from the render (or capture) thread (producer) to control
 /// threads (consumer, serialised by the control lock). Fixed capacity; when
 /// full the renderer counts the loss and reports it as `eventsDropped` once
 /// there is room again. Never blocks, never allocates after `init`.
@@ -91,6 +104,10 @@ struct EventQueue: ~Copyable {
         case .limiterEngaged: return 5
         case .renderSlow: return 6
         case .eventsDropped: return 7
+        case .echoPathChanged: return 8
+        case .cancellerReset: return 9
+        case .referenceMissing: return 10
+        case .driftOutOfRange: return 11
         }
     }
 

@@ -15,6 +15,56 @@ public struct EngineStats: Sendable, Equatable {
     public var renderNsP99: UInt64 = 0
     public var sourcesAdded: UInt64 = 0
     public var sourcesRemoved: UInt64 = 0
+    /// The configured capture rate (0: capture off).
+    public var captureRate = 0
+    /// The capture path (all zero when capture is off).
+    public var capture = CaptureStats()
+    public init() {}
+}
+
+/// Capture-path statistics (see the `capture_*`/`aec_*` fields of
+/// `rtmix_engine_stats`).
+public struct CaptureStats: Sendable, Equatable {
+    /// Where the echo delay in use came from.
+    public enum DelaySource: Int32, Sendable {
+        case none = 0
+        case hint = 1
+        case estimator = 2
+    }
+    /// Successful capture calls and the mic frames they processed.
+    public var calls: UInt64 = 0
+    public var frames: UInt64 = 0
+    /// Frames the output lags the microphone (re-blocking to the
+    /// canceller's 10 ms frame, plus the preprocessor's frame when on).
+    public var latencyFrames = 0
+    /// Echo return loss enhancement (mic power over output power while
+    /// only the far end plays), last 1 s window, dB; 0 until measured.
+    public var erleDb: Float = 0
+    /// Playout-to-capture delay the reference is aligned for, ms.
+    public var delayMs: Float = 0
+    public var delaySource: DelaySource = .none
+    /// The estimator's latest raw estimate (ms) and its peak-to-RMS ratio.
+    public var estimatedDelayMs: Float = 0
+    public var estimateConfidence: Float = 0
+    /// Render clock relative to capture clock, ppm (> 0: render faster).
+    public var driftPpm: Float = 0
+    /// Near-end talk during far-end playback, now and in total (frames).
+    public var doubleTalk = false
+    public var doubleTalkFrames: UInt64 = 0
+    /// The canceller's output is louder than its input (now), and how
+    /// often it was reset for that.
+    public var diverged = false
+    public var resets: UInt64 = 0
+    /// Capture calls that found no reference (render not running).
+    public var callsWithoutReference: UInt64 = 0
+    /// Times the echo delay in use changed (estimator or new hint).
+    public var delayChanges: UInt64 = 0
+    /// Reference frames the render thread could not hand over (capture
+    /// not running while render is).
+    public var referenceOverflowFrames: UInt64 = 0
+    /// NaN/Inf microphone samples replaced by 0.
+    public var nonfiniteSamples: UInt64 = 0
+    public var captureNsMax: UInt64 = 0
     public init() {}
 }
 

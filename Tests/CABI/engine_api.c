@@ -11,6 +11,7 @@
 #include "rtmix.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,7 +274,7 @@ static void test_create(void) {
     TRY_FIELD(limiter_threshold_db, -21.0f, RTMIX_ERR_INVALID_ARGUMENT);
     TRY_FIELD(limiter_threshold_db, NAN, RTMIX_ERR_INVALID_ARGUMENT);
     TRY_FIELD(resampler_quality, 4, RTMIX_ERR_INVALID_ARGUMENT);
-    TRY_FIELD(size, (uint32_t)sizeof(rtmix_engine_config) - 4, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(size, 36u - 4, RTMIX_ERR_INVALID_ARGUMENT); /* below the v0 size */
     TRY_FIELD(size, 0, RTMIX_ERR_INVALID_ARGUMENT);
 
     /* Valid boundaries. */
@@ -337,8 +338,13 @@ static void test_get_config(void) {
     got.size = 8;
     CHECK_ST(rtmix_engine_get_config(e, &got), RTMIX_ERR_INVALID_ARGUMENT);
     CHECK_U64(got.sample_rate, 0x5A5A5A5Au);
-    CHECK_U64(sizeof(rtmix_engine_config), 36); /* v0 layout must not change */
-    CHECK_U64(sizeof(rtmix_engine_stats), 112);
+    /* v0 fields never move; 0.2 appended the capture fields. */
+    CHECK_U64(offsetof(rtmix_engine_config, resampler_quality), 32);
+    CHECK_U64(offsetof(rtmix_engine_config, capture_rate), 36);
+    CHECK_U64(sizeof(rtmix_engine_config), 60);
+    CHECK_U64(offsetof(rtmix_engine_stats, sources_removed), 104);
+    CHECK_U64(offsetof(rtmix_engine_stats, capture_calls), 112);
+    CHECK_U64(sizeof(rtmix_engine_stats), 224);
     CHECK_U64(sizeof(rtmix_source_stats) >= 96, 1);
     CHECK_U64(sizeof(rtmix_source_config) >= 28, 1);
     /* A newer, larger caller struct: only the fields this library knows
@@ -1085,7 +1091,7 @@ static void test_stats(void) {
 
     SECTION("stats_size");
     rtmix_engine_stats_init(&es);
-    es.size = (uint32_t)sizeof es - 8;
+    es.size = 112 - 8; /* below the v0 size */
     CHECK_ST(rtmix_engine_get_stats(e, &es), RTMIX_ERR_INVALID_ARGUMENT);
     es.size = 0;
     CHECK_ST(rtmix_engine_get_stats(e, &es), RTMIX_ERR_INVALID_ARGUMENT);

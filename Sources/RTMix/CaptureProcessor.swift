@@ -1,0 +1,172 @@
+import CRTMixSupport
+
+/// Everything the capture thread owns: the reference history, the drift
+/// follower, the delay estimator, the canceller, and the re-blocking
+/// queues. One `process` call per device input callback:
+///
+///   ring (render → capture) → DriftResampler → reference history ──┐
+///   mic → downmix → mic queue → [10 ms frame] → EchoCanceller ◄─────┘ (aligned)
+///        → + media × publish gain → output queue → out
+///
+/// ## Indices and alignment
+/// Two sample clocks meet here: `h` counts reference samples appended to
+/// the history (render clock, converted to the capture rate and steered by
+/// the drift follower) and `n` counts microphone samples (capture clock).
+/// `c = h − n` after each call's appends is steady while both clocks run
+/// at the same speed. The echo in mic sample `i` comes from history sample
+/// `i + k_echo`; the physical playout-to-capture delay in samples is
+/// `D = c̄ − k_echo` (c̄: the locked value of c). The canceller is fed
+/// history sample `i + kFeed` with `kFeed = c̄ − D + lead`: the reference
+/// leads the echo by `lead` (speexdsp cancels well when the reference
+/// leads a little and not at all when it lags).
+///
+/// ## Drift
+/// A PI controller keeps the smoothed `c` at its locked value by steering
+/// the drift follower's step (render/capture clock ratio); its integral is
+/// the drift estimate. Holding `c` holds the alignment: both move together.
+/// A jump of `c` beyond the jitter bound (render or capture stalled, ring
+/// overflow) re-locks and shifts `kFeed` by the same amount, so the
+/// adapted echo filter stays valid.
+///
+/// ## Delay
+/// `D` comes from the host's hint (`setStreamDelay`) or from the
+/// `DelayEstimator`; an estimate that disagrees with `D` by more than 4 ms
+/// in two consecutive hops replaces it (hosts often get the hint wrong, and
+/// Bluetooth route changes move it). Moving `kFeed` keeps the canceller's
+/// filter valid (the room did not change, only the bulk delay did).
+@usableFromInline
+struct CaptureProcessor: ~Copyable {
+    @usableFromInline let rate: Int
+    @usableFromInline let channels: Int
+    @usableFromInline let frameSize: Int
+    @usableFromInline let maxFrames: Int
+    @usableFromInline let canceller: EchoCanceller
+    @usableFromInline var follower: DriftResampler
+    @usableFromInline var estimator: DelayEstimator
+
+    // reference history (planar: echo reference, media)
+    @usableFromInline let historyCapacity: Int
+    @usableFromInline let historyRef: UnsafeMutablePointer<Float>
+    @usableFromInline let historyMedia: UnsafeMutablePointer<Float>
+    @usableFromInline var h = 0
+    // ring drain scratch
+    @usableFromInline let chunk: Int
+    @usableFromInline let drained0: UnsafeMutablePointer<Float>
+    @usableFromInline let drained1: UnsafeMutablePointer<Float>
+    // microphone
+    @usableFromInline var n = 0
+    @usableFromInline var processed = 0
+    @usableFromInline let micQueue: UnsafeMutablePointer<Float>
+    @usableFromInline var micQueued = 0
+    // output
+    @usableFromInline let outQueue: UnsafeMutablePointer<Float>
+    @usableFromInline var outQueued = 0
+    @usableFromInline var latency = 0
+    @usableFromInline let scratchIn: UnsafeMutablePointer<Float>
+    @usableFromInline let scratchOut: UnsafeMutablePointer<Float>
+    // one frame
+    @usableFromInline let frameRef: UnsafeMutablePointer<Float>
+    @usableFromInline let frameMedia: UnsafeMutablePointer<Float>
+    @usableFromInline let frameOut: UnsafeMutablePointer<Float>
+
+    // clock follower
+    @usableFromInline var locked = false
+    @usableFromInline var cTarget = 0
+    @usableFromInline var cSmoothed: Double = 0
+    @usableFromInline var integral: Double = 0
+    @usableFromInline var correction: Double = 0
+    @usableFromInline var cMin = 0
+    @usableFromInline var cMinWindow = Int.max
+    @usableFromInline var cMinWindowCalls = 0
+    @usableFromInline var largestArrival = 0
+    @usableFromInline var driftAlarm = false
+    // alignment
+    @usableFromInline var delay: Double = 0
+    /// CaptureStats.DelaySource raw value.
+    @usableFromInline var delaySource: Int32 = 0
+    @usableFromInline var kFeed = 0
+    @usableFromInline var appliedHintMs: Int32 = -1
+    @usableFromInline var estimatorBaseH = 0
+    @usableFromInline var estimatorBaseN = 0
+    @usableFromInline var candidate: Double = 0
+    @usableFromInline var candidateHits = 0
+    @usableFromInline let leadSamples: Int
+    // publish
+    @usableFromInline var publishRamp: GainRamp
+    // statistics
+    @usableFromInline var windowMic: Float = 0
+    @usableFromInline var windowOut: Float = 0
+    @usableFromInline var windowFrames = 0
+    @usableFromInline var windowUsed = 0
+    @usableFromInline var erleDb: Float = 0
+    @usableFromInline var divergentFrames = 0
+    @usableFromInline var doubleTalkHangover = 0
+    @usableFromInline var missingEpisode = false
+
+    /// Lead of the reference over the echo.
+    static var leadMs: Int { @_noLocks get { 8 } }
+    /// Time constant of the clock follower's proportional path, seconds.
+    static var followerSeconds: Double { @_noLocks get { 8 } }
+    /// Integral time of the clock follower, seconds.
+    static var integralSeconds: Double { @_noLocks get { 32 } }
+    /// Largest drift the follower corrects (and beyond which it alarms).
+    static var maxDriftPpm: Double { @_noLocks get { 1000 } }
+
+    /// nil when an allocation (speexdsp) fails.
+    init?(config: EngineConfig) {
+        rate = config.captureRate
+        channels = config.captureChannels
+        frameSize = config.captureFrameSize
+        maxFrames = config.maxFrames
+        guard let c = EchoCanceller(frameSize: frameSize, sampleRate: rate, tailMs: config.aecTailMs,
+                                    noiseSuppression: config.noiseSuppression,
+                                    echoSuppression: config.echoSuppression, agc: config.agc)
+        else { return nil }
+        canceller = consume c
+        chunk = 1024
+        follower = DriftResampler(chunkFrames: chunk)
+        estimator = DelayEstimator(sampleRate: rate)
+        // History: the longest delay searched (~0.6 s) + two blocks + slack.
+        var capacity = 1
+        while capacity < rate + 2 * maxFrames + 2 * chunk { capacity <<= 1 }
+        historyCapacity = capacity
+        historyRef = .allocate(capacity: capacity)
+        historyRef.initialize(repeating: 0, count: capacity)
+        historyMedia = .allocate(capacity: capacity)
+        historyMedia.initialize(repeating: 0, count: capacity)
+        drained0 = .allocate(capacity: chunk * 2)
+        drained0.initialize(repeating: 0, count: chunk * 2)
+        drained1 = .allocate(capacity: chunk * 2)
+        drained1.initialize(repeating: 0, count: chunk * 2)
+        micQueue = .allocate(capacity: maxFrames + frameSize)
+        micQueue.initialize(repeating: 0, count: maxFrames + frameSize)
+        outQueue = .allocate(capacity: maxFrames + 3 * frameSize)
+        outQueue.initialize(repeating: 0, count: maxFrames + 3 * frameSize)
+        scratchIn = .allocate(capacity: maxFrames * 2)
+        scratchIn.initialize(repeating: 0, count: maxFrames * 2)
+        scratchOut = .allocate(capacity: maxFrames * 2)
+        scratchOut.initialize(repeating: 0, count: maxFrames * 2)
+        frameRef = .allocate(capacity: frameSize)
+        frameRef.initialize(repeating: 0, count: frameSize)
+        frameMedia = .allocate(capacity: frameSize)
+        frameMedia.initialize(repeating: 0, count: frameSize)
+        frameOut = .allocate(capacity: frameSize)
+        frameOut.initialize(repeating: 0, count: frameSize)
+        leadSamples = rate * CaptureProcessor.leadMs / 1000
+        publishRamp = GainRamp(initial: 0, rampFrames: max(1, rate / 100))
+    }
+
+    deinit {
+        historyRef.deallocate()
+        historyMedia.deallocate()
+        drained0.deallocate()
+        drained1.deallocate()
+        micQueue.deallocate()
+        outQueue.deallocate()
+        scratchIn.deallocate()
+        scratchOut.deallocate()
+        frameRef.deallocate()
+        frameMedia.deallocate()
+        frameOut.deallocate()
+    }
+}

@@ -1,0 +1,298 @@
+import CRTMixSupport
+
+/// Estimates how far the echo in the microphone lags the reference:
+/// GCC-PHAT on both signals decimated to about 2 kHz.
+///
+/// Every hop (512 decimated samples, ~256 ms) the last 768 decimated mic
+/// samples are correlated with the last 2048 reference samples through one
+/// 2048-point complex FFT (mic in the real part, reference in the
+/// imaginary part). The cross-spectrum, normalised per hop, is averaged
+/// with a 1 s time constant, whitened (PHAT: each bin divided by its
+/// magnitude, which makes the correlation peak sharp in reverberant rooms)
+/// and transformed back; the highest peak within the lag range, refined by
+/// a parabola, is the estimate. Hops in which either signal is silent are
+/// skipped (no far-end: nothing to learn). The work of one hop is split
+/// over two calls so no capture call does two transforms.
+///
+/// Range: −32 ms … +608 ms of lag; resolution 1 decimated sample (0.5 ms
+/// at 2 kHz), refined below that by the parabola. `init` allocates;
+/// everything else is real-time safe.
+@usableFromInline
+struct DelayEstimator: ~Copyable {
+    @usableFromInline static var fftSize: Int { @_noLocks get { 2048 } }
+    @usableFromInline static var micWindow: Int { @_noLocks get { 768 } }
+    /// Negative lags searched (reference arriving after the echo).
+    @usableFromInline static var guardLags: Int { @_noLocks get { 64 } }
+    @usableFromInline static var hop: Int { @_noLocks get { 512 } }
+    @usableFromInline static var historyCapacity: Int { @_noLocks get { 4096 } }
+
+    /// Input samples per decimated sample.
+    @usableFromInline let factor: Int
+    @usableFromInline let fft: FFT
+    @usableFromInline let micD: UnsafeMutablePointer<Float>
+    @usableFromInline let refD: UnsafeMutablePointer<Float>
+    @usableFromInline var micCount = 0
+    @usableFromInline var refCount = 0
+    /// Anti-aliasing low-pass before decimation (4th-order Butterworth at
+    /// 0.4 × the decimated rate, two biquads), one per signal.
+    @usableFromInline var micFilter: Decimator
+    @usableFromInline var refFilter: Decimator
+    @usableFromInline let re: UnsafeMutablePointer<Float>
+    @usableFromInline let im: UnsafeMutablePointer<Float>
+    @usableFromInline let accRe: UnsafeMutablePointer<Float>
+    @usableFromInline let accIm: UnsafeMutablePointer<Float>
+    /// Smoothing factor per hop (1 s time constant).
+    @usableFromInline let alpha: Float
+    @usableFromInline var nextHopAt: Int
+    /// 0: idle; 1: spectrum accumulated, transform back on the next call.
+    @usableFromInline var stage = 0
+    @usableFromInline var hopsAccumulated = 0
+    /// Window ends (decimated indices) of the hop being processed.
+    @usableFromInline var pendingRefEnd = 0
+    @usableFromInline var pendingMicEnd = 0
+
+    /// The latest estimate.
+    @usableFromInline
+    struct Estimate {
+        /// Echo position minus mic position, in input samples: the echo
+        /// in mic sample n is the reference sample n + offset (a reference
+        /// index in the caller's reference-sample numbering).
+        @usableFromInline var offset: Double
+        /// Peak over the RMS of the correlation within the lag range.
+        @usableFromInline var confidence: Float
+        /// Hops accumulated so far (decays with the 1 s average).
+        @usableFromInline var hops: Int
+        @usableFromInline init(offset: Double, confidence: Float, hops: Int) {
+            self.offset = offset
+            self.confidence = confidence
+            self.hops = hops
+        }
+    }
+    /// Set after each completed hop; the caller reads and clears it.
+    @usableFromInline var latest: Estimate? = nil
+
+    init(sampleRate: Int) {
+        factor = max(1, sampleRate / 2000)
+        micFilter = Decimator(factor: factor, sampleRate: sampleRate)
+        refFilter = Decimator(factor: factor, sampleRate: sampleRate)
+        let n = DelayEstimator.fftSize
+        fft = FFT(size: n)
+        micD = .allocate(capacity: DelayEstimator.historyCapacity)
+        micD.initialize(repeating: 0, count: DelayEstimator.historyCapacity)
+        refD = .allocate(capacity: DelayEstimator.historyCapacity)
+        refD.initialize(repeating: 0, count: DelayEstimator.historyCapacity)
+        re = .allocate(capacity: n)
+        re.initialize(repeating: 0, count: n)
+        im = .allocate(capacity: n)
+        im.initialize(repeating: 0, count: n)
+        accRe = .allocate(capacity: n / 2 + 1)
+        accRe.initialize(repeating: 0, count: n / 2 + 1)
+        accIm = .allocate(capacity: n / 2 + 1)
+        accIm.initialize(repeating: 0, count: n / 2 + 1)
+        let hopSeconds = Double(DelayEstimator.hop * factor) / Double(sampleRate)
+        alpha = Float(rtmix_support_exp(-hopSeconds / 1.0))
+        nextHopAt = DelayEstimator.fftSize
+    }
+
+    deinit {
+        micD.deallocate()
+        refD.deallocate()
+        re.deallocate()
+        im.deallocate()
+        accRe.deallocate()
+        accIm.deallocate()
+    }
+
+    /// Forgets everything learnt (the echo path changed beyond recognition,
+    /// or the streams restarted).
+    @_noLocks
+    mutating func reset() {
+        micCount = 0
+        refCount = 0
+        micFilter.reset()
+        refFilter.reset()
+        stage = 0
+        hopsAccumulated = 0
+        nextHopAt = DelayEstimator.fftSize
+        accRe.update(repeating: 0, count: DelayEstimator.fftSize / 2 + 1)
+        accIm.update(repeating: 0, count: DelayEstimator.fftSize / 2 + 1)
+        latest = nil
+    }
+
+    @_noLocks
+    mutating func appendMic(_ x: UnsafePointer<Float>, count: Int) {
+        micCount = micFilter.run(x, count: count, into: micD, at: micCount,
+                                 mask: DelayEstimator.historyCapacity - 1)
+    }
+
+    @_noLocks
+    mutating func appendReference(_ x: UnsafePointer<Float>, count: Int) {
+        refCount = refFilter.run(x, count: count, into: refD, at: refCount,
+                                 mask: DelayEstimator.historyCapacity - 1)
+    }
+
+    /// Does at most one stage of the hop work when it is due. Call once per
+    /// capture frame, after appending that frame's samples.
+    @_noLocks
+    mutating func step() {
+        if stage == 1 {
+            finishHop()
+            stage = 0
+            return
+        }
+        guard micCount >= nextHopAt, refCount >= DelayEstimator.fftSize else { return }
+        nextHopAt = micCount + DelayEstimator.hop
+        if accumulateHop(refEnd: refCount, micEnd: micCount) {
+            pendingRefEnd = refCount
+            pendingMicEnd = micCount
+            stage = 1
+        }
+    }
+
+    /// FFT of both windows; adds the normalised cross-spectrum into the
+    /// average. Returns false (nothing added) when either window is silent.
+    @_noLocks
+    mutating func accumulateHop(refEnd: Int, micEnd: Int) -> Bool {
+        let n = DelayEstimator.fftSize, m = DelayEstimator.micWindow, g = DelayEstimator.guardLags
+        let mask = DelayEstimator.historyCapacity - 1
+        var micEnergy: Float = 0, refEnergy: Float = 0
+        let micStart = n - g - m
+        for t in 0..<n {
+            let r = refD[(refEnd - n + t) & mask]
+            im[t] = r
+            refEnergy += r * r
+            if t >= micStart && t < n - g {
+                let v = micD[(micEnd - (n - g) + t) & mask]
+                re[t] = v
+                micEnergy += v * v
+            } else {
+                re[t] = 0
+            }
+        }
+        // Silence (per decimated sample, full scale = factor²): −70 dBFS.
+        let floor: Float = 1e-7  // silence: below −70 dBFS
+        guard micEnergy > floor * Float(m), refEnergy > floor * Float(n) else { return false }
+        fft.forward(re, im)
+        let product = micEnergy * refEnergy
+        let norm: Float = 1 / _unsafePerformance { rtmix_support_sqrtf(product) }
+        let a = alpha
+        for k in 0...n / 2 {
+            let j = (n - k) & (n - 1)
+            // Z = FFT(mic + i·ref): MIC(k) = (Z(k) + Z*(N−k))/2,
+            // REF(k) = (Z(k) − Z*(N−k))/(2i).
+            let mr = (re[k] + re[j]) * 0.5, mi = (im[k] - im[j]) * 0.5
+            let rr = (im[k] + im[j]) * 0.5, ri = (re[j] - re[k]) * 0.5
+            // MIC · conj(REF)
+            let cr = mr * rr + mi * ri
+            let ci = mi * rr - mr * ri
+            accRe[k] = a * accRe[k] + cr * norm
+            accIm[k] = a * accIm[k] + ci * norm
+        }
+        hopsAccumulated += 1
+        return true
+    }
+
+    /// PHAT weighting, inverse FFT, peak search.
+    @_noLocks
+    mutating func finishHop() {
+        let n = DelayEstimator.fftSize, m = DelayEstimator.micWindow, g = DelayEstimator.guardLags
+        for k in 0...n / 2 {
+            let power = accRe[k] * accRe[k] + accIm[k] * accIm[k]
+            let mag: Float = _unsafePerformance { rtmix_support_sqrtf(power) }
+            let w: Float = mag > 1e-20 ? 1 / mag : 0
+            re[k] = accRe[k] * w
+            im[k] = accIm[k] * w
+            if k > 0 && k < n / 2 {
+                re[n - k] = re[k]
+                im[n - k] = -im[k]
+            }
+        }
+        re[0] = 0; im[0] = 0  // DC says nothing about delay
+        fft.inverse(re, im)
+        // Lags L in [−g, n − g − m]: circular index (L + n) & (n − 1).
+        var best: Float = -Float.greatestFiniteMagnitude
+        var bestLag = 0
+        var sumSquares: Float = 0
+        let maxLag = n - g - m
+        var lag = -g
+        while lag <= maxLag {
+            let v = re[(lag + n) & (n - 1)]
+            sumSquares += v * v
+            if v > best {
+                best = v
+                bestLag = lag
+            }
+            lag += 1
+        }
+        let count = Float(maxLag + g + 1)
+        let meanSquare = sumSquares / count
+        let rms: Float = _unsafePerformance { rtmix_support_sqrtf(meanSquare) }
+        let left = re[(bestLag - 1 + n) & (n - 1)], right = re[(bestLag + 1 + n) & (n - 1)]
+        let curvature = left - 2 * best + right
+        var fine = Double(bestLag)
+        if curvature < 0 { fine += Double(max(-0.5, min(0.5, 0.5 * (left - right) / curvature))) }
+        // Mic decimated index j ↔ reference index j + refEnd − micEnd − g − L.
+        let offsetD = Double(pendingRefEnd - pendingMicEnd - g) - fine
+        latest = Estimate(offset: offsetD * Double(factor), confidence: rms > 0 ? best / rms : 0,
+                          hops: hopsAccumulated)
+    }
+}
+
+/// Low-pass (two biquads: a 4th-order Butterworth at 0.4 × the output
+/// rate) and keep every `factor`-th sample.
+@usableFromInline
+struct Decimator {
+    @usableFromInline let factor: Int
+    @usableFromInline var b0: (Float, Float), b1: (Float, Float), b2: (Float, Float)
+    @usableFromInline var a1: (Float, Float), a2: (Float, Float)
+    @usableFromInline var z: (Float, Float, Float, Float) = (0, 0, 0, 0)
+    @usableFromInline var phase = 0
+
+    init(factor: Int, sampleRate: Int) {
+        self.factor = factor
+        let cutoff = 0.4 * Double(sampleRate) / Double(factor)
+        let w = 2 * Double.pi * min(cutoff, 0.45 * Double(sampleRate)) / Double(sampleRate)
+        let cosW = rtmix_support_cos(w), sinW = rtmix_support_sin(w)
+        func section(_ q: Double) -> (Float, Float, Float, Float, Float) {
+            let alpha = sinW / (2 * q)
+            let a0 = 1 + alpha
+            return (Float((1 - cosW) / 2 / a0), Float((1 - cosW) / a0), Float((1 - cosW) / 2 / a0),
+                    Float(-2 * cosW / a0), Float((1 - alpha) / a0))
+        }
+        let s1 = section(0.5412), s2 = section(1.3066)
+        b0 = (s1.0, s2.0); b1 = (s1.1, s2.1); b2 = (s1.2, s2.2); a1 = (s1.3, s2.3); a2 = (s1.4, s2.4)
+    }
+
+    @_noLocks
+    mutating func reset() {
+        z = (0, 0, 0, 0)
+        phase = 0
+    }
+
+    /// Filters `count` samples and stores every `factor`-th into the ring
+    /// `out` from index `at`; returns the new index.
+    @_noLocks
+    mutating func run(_ x: UnsafePointer<Float>, count: Int, into out: UnsafeMutablePointer<Float>,
+                      at start: Int, mask: Int) -> Int {
+        var index = start
+        var (z0, z1, z2, z3) = z
+        for i in 0..<count {
+            // Transposed direct form II, two sections.
+            let v = x[i]
+            let y1 = b0.0 * v + z0
+            z0 = b1.0 * v - a1.0 * y1 + z1
+            z1 = b2.0 * v - a2.0 * y1
+            let y2 = b0.1 * y1 + z2
+            z2 = b1.1 * y1 - a1.1 * y2 + z3
+            z3 = b2.1 * y1 - a2.1 * y2
+            phase += 1
+            if phase == factor {
+                phase = 0
+                out[index & mask] = y2
+                index += 1
+            }
+        }
+        z = (z0, z1, z2, z3)
+        return index
+    }
+}

@@ -1,0 +1,153 @@
+import CRTMixSupport
+
+/// A fractional resampler for ratios within a few thousand ppm of 1: the
+/// capture path's reference clock follower. Two planar channels (the echo
+/// reference and the media to publish) share one read position.
+///
+/// Each output sample is the input interpolated at a fractional position
+/// `pos` with a 24-tap Kaiser-windowed sinc whose coefficients are
+/// interpolated linearly between 256 precomputed phases; `pos` advances by
+/// `step` (= input rate / output rate) per output. At `step == 1` with an
+/// integer position the kernel is a unit impulse, so the stream passes
+/// through bit-exact. Unlike libsamplerate or speexdsp, a new step every
+/// call costs nothing and allocates nothing.
+///
+/// Latency: an output at position p needs input up to p + 12; the first
+/// output is input sample 11 (so the stream is 11 samples shorter, not
+/// delayed). `init` allocates; `append`/`produce` never do.
+@usableFromInline
+struct DriftResampler: ~Copyable {
+    @usableFromInline static var taps: Int { @_noLocks get { 24 } }
+    @usableFromInline static var phases: Int { @_noLocks get { 256 } }
+    /// Input frames the staging buffer holds beyond the kept history.
+    @usableFromInline let chunkFrames: Int
+    /// (phases + 1) × taps coefficients.
+    @usableFromInline let table: UnsafeMutablePointer<Float>
+    @usableFromInline let input0: UnsafeMutablePointer<Float>
+    @usableFromInline let input1: UnsafeMutablePointer<Float>
+    @usableFromInline var count = 0
+    /// Position of the next output, in input frames from input[0].
+    @usableFromInline var pos: Double
+
+    init(chunkFrames: Int) {
+        self.chunkFrames = chunkFrames
+        let taps = DriftResampler.taps, phases = DriftResampler.phases
+        table = .allocate(capacity: (phases + 1) * taps)
+        // Kaiser window, beta 8 (sidelobes ~ -80 dB); sinc at full band.
+        let beta = 8.0
+        func besselI0(_ x: Double) -> Double {
+            var sum = 1.0, term = 1.0, k = 1.0
+            while term > 1e-12 * sum {
+                term *= (x / (2 * k)) * (x / (2 * k))
+                sum += term
+                k += 1
+            }
+            return sum
+        }
+        let half = Double(taps / 2)
+        for p in 0...phases {
+            let frac = Double(p) / Double(phases)
+            for k in 0..<taps {
+                // Tap k weights input[i0 - (taps/2 - 1) + k]; its distance
+                // from the interpolated position is t.
+                let t = Double(k - (taps / 2 - 1)) - frac
+                let sinc = t == 0 ? 1.0 : rtmix_support_sin(Double.pi * t) / (Double.pi * t)
+                let r = t / half
+                let w = r * r >= 1 ? 0.0 : besselI0(beta * (1 - r * r).squareRoot()) / besselI0(beta)
+                table[p * taps + k] = Float(sinc * w)
+            }
+        }
+        input0 = .allocate(capacity: chunkFrames + taps)
+        input0.initialize(repeating: 0, count: chunkFrames + taps)
+        input1 = .allocate(capacity: chunkFrames + taps)
+        input1.initialize(repeating: 0, count: chunkFrames + taps)
+        pos = Double(taps / 2 - 1)
+    }
+
+    deinit {
+        table.deallocate()
+        input0.deallocate()
+        input1.deallocate()
+    }
+
+    /// Room for input frames before `produce` must drain some.
+    var room: Int { @_noLocks get { chunkFrames + DriftResampler.taps - count } }
+
+    /// Starts over with no history (e.g. after the reference stream broke).
+    @_noLocks
+    mutating func reset() {
+        count = 0
+        pos = Double(DriftResampler.taps / 2 - 1)
+    }
+
+    /// Appends `frames` interleaved stereo frames ([reference, media]) as
+    /// the two planar channels; at most `room`.
+    @_noLocks
+    mutating func append(interleaved src: UnsafePointer<Float>, frames: Int) {
+        let n = min(frames, room)
+        let a = input0 + count, b = input1 + count
+        for i in 0..<n {
+            a[i] = src[2 * i]
+            b[i] = src[2 * i + 1]
+        }
+        count += n
+    }
+
+    /// Writes up to `maxFrames` outputs to `out0`/`out1` (channel 1 only when
+    /// `both`; else it is left untouched), advancing by `step` input frames
+    /// per output, then drops the input no later output needs. Returns the
+    /// outputs written.
+    @_noLocks
+    mutating func produce(_ out0: UnsafeMutablePointer<Float>, _ out1: UnsafeMutablePointer<Float>,
+                          maxFrames: Int, step: Double, both: Bool) -> Int {
+        let taps = DriftResampler.taps
+        let halfBack = taps / 2 - 1
+        let phases = Double(DriftResampler.phases)
+        var produced = 0
+        var p = pos
+        while produced < maxFrames {
+            let i0 = Int(p)
+            if i0 + taps / 2 >= count { break }
+            let f = (p - Double(i0)) * phases
+            let ph = Int(f)
+            let w = Float(f - Double(ph))
+            let c0 = table + ph * taps
+            let c1 = c0 + taps
+            let x0 = input0 + (i0 - halfBack)
+            if ph == 0 && w == 0 {
+                // Integer position: the kernel is a unit impulse.
+                out0[produced] = x0[halfBack]
+                if both { out1[produced] = input1[i0] }
+            } else {
+                var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>()
+                let x1 = input1 + (i0 - halfBack)
+                var k = 0
+                while k < taps {
+                    let a = UnsafeRawPointer(c0 + k).loadUnaligned(as: SIMD8<Float>.self)
+                    let b = UnsafeRawPointer(c1 + k).loadUnaligned(as: SIMD8<Float>.self)
+                    let c = a + (b - a) * w
+                    acc0 += c * UnsafeRawPointer(x0 + k).loadUnaligned(as: SIMD8<Float>.self)
+                    if both { acc1 += c * UnsafeRawPointer(x1 + k).loadUnaligned(as: SIMD8<Float>.self) }
+                    k += 8
+                }
+                out0[produced] = acc0.sum()
+                if both { out1[produced] = acc1.sum() }
+            }
+            produced += 1
+            p += step
+        }
+        // Keep what the next output still needs: input from i0 - halfBack.
+        let drop = max(0, min(count, Int(p) - halfBack))
+        if drop > 0 {
+            let keep = count - drop
+            for i in 0..<keep {  // forward copy: the regions overlap, dest first
+                input0[i] = input0[i + drop]
+                input1[i] = input1[i + drop]
+            }
+            count = keep
+            p -= Double(drop)
+        }
+        pos = p
+        return produced
+    }
+}

@@ -1,0 +1,152 @@
+import CSpeexDSP
+
+/// The capture path's echo canceller: speexdsp's MDF canceller
+/// (`speex_echo_*`) followed by its preprocessor (`speex_preprocess_*`:
+/// residual-echo suppression, noise suppression, AGC). This is the only
+/// file that calls speexdsp's echo and preprocess functions.
+///
+/// One frame at a time (`frameSize` samples, mono, at `sampleRate`), with
+/// the reference already aligned by the caller (it must lead the echo, see
+/// `CaptureProcessor`). speexdsp works on int16: frames are converted here
+/// (round to nearest, saturating). `init` allocates; `process` and `reset`
+/// do not (mdf.c and preprocess.c only allocate in their `_init`).
+///
+/// speex_preprocess applies its residual-echo suppression only while its
+/// denoiser is enabled, so with `echoSuppression` on and `noiseSuppression`
+/// off the denoiser runs with its noise attenuation set to 0 dB.
+@usableFromInline
+struct EchoCanceller: ~Copyable {
+    /// Powers (mean square, full scale = 1) of one processed frame.
+    @usableFromInline
+    struct FramePowers {
+        @usableFromInline var mic: Float = 0
+        @usableFromInline var reference: Float = 0
+        /// After the linear (adaptive filter) stage.
+        @usableFromInline var linear: Float = 0
+        /// After residual-echo / noise suppression.
+        @usableFromInline var output: Float = 0
+        @usableFromInline init() {}
+    }
+
+    @usableFromInline let frameSize: Int
+    /// `SpeexEchoState *`, nil when the canceller is off (tail 0).
+    @usableFromInline let echo: OpaquePointer?
+    /// `SpeexPreprocessState *`, nil when no suppression or AGC is on.
+    @usableFromInline let preprocess: OpaquePointer?
+    @usableFromInline let mic16: UnsafeMutablePointer<Int16>
+    @usableFromInline let ref16: UnsafeMutablePointer<Int16>
+    @usableFromInline let out16: UnsafeMutablePointer<Int16>
+
+    /// nil when speexdsp cannot allocate its state.
+    init?(frameSize: Int, sampleRate: Int, tailMs: Int, noiseSuppression: Bool, echoSuppression: Bool,
+          agc: Bool) {
+        var rate = Int32(sampleRate)
+        var echoState: OpaquePointer? = nil
+        if tailMs > 0 {
+            guard let e = speex_echo_state_init(Int32(frameSize), Int32(sampleRate * tailMs / 1000)) else {
+                return nil
+            }
+            _ = speex_echo_ctl(e, SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
+            echoState = e
+        }
+        let residual = echoSuppression && echoState != nil
+        var pre: OpaquePointer? = nil
+        if noiseSuppression || residual || agc {
+            guard let p = speex_preprocess_state_init(Int32(frameSize), Int32(sampleRate)) else {
+                if let e = echoState { speex_echo_state_destroy(e) }
+                return nil
+            }
+            var on: Int32 = (noiseSuppression || residual) ? 1 : 0
+            _ = speex_preprocess_ctl(p, SPEEX_PREPROCESS_SET_DENOISE, &on)
+            if !noiseSuppression {
+                var none: Int32 = 0
+                _ = speex_preprocess_ctl(p, SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, &none)
+            }
+            var agcOn: Int32 = agc ? 1 : 0
+            _ = speex_preprocess_ctl(p, SPEEX_PREPROCESS_SET_AGC, &agcOn)
+            if residual, let e = echoState {
+                _ = speex_preprocess_ctl(p, SPEEX_PREPROCESS_SET_ECHO_STATE, UnsafeMutableRawPointer(e))
+            }
+            pre = p
+        }
+        self.frameSize = frameSize
+        echo = echoState
+        preprocess = pre
+        mic16 = .allocate(capacity: frameSize)
+        mic16.initialize(repeating: 0, count: frameSize)
+        ref16 = .allocate(capacity: frameSize)
+        ref16.initialize(repeating: 0, count: frameSize)
+        out16 = .allocate(capacity: frameSize)
+        out16.initialize(repeating: 0, count: frameSize)
+    }
+
+    deinit {
+        if let p = preprocess { speex_preprocess_state_destroy(p) }
+        if let e = echo { speex_echo_state_destroy(e) }
+        mic16.deallocate()
+        ref16.deallocate()
+        out16.deallocate()
+    }
+
+    /// Cancels the echo of `reference` in `mic` (one frame each) into `out`
+    /// (may alias `mic`). Returns the frame's powers.
+    @_noLocks
+    func process(mic: UnsafePointer<Float>, reference: UnsafePointer<Float>,
+                 out: UnsafeMutablePointer<Float>) -> FramePowers {
+        let n = frameSize
+        var powers = FramePowers()
+        powers.mic = EchoCanceller.toS16(mic, mic16, count: n)
+        powers.reference = EchoCanceller.toS16(reference, ref16, count: n)
+        let m = UnsafePointer(mic16), r = UnsafePointer(ref16), o = out16
+        if let e = echo {
+            _unsafePerformance { speex_echo_cancellation(e, m, r, o) }
+            powers.linear = EchoCanceller.power(o, count: n)
+        } else {
+            for i in 0..<n { o[i] = m[i] }
+            powers.linear = powers.mic
+        }
+        if let p = preprocess {
+            _ = _unsafePerformance { speex_preprocess_run(p, o) }
+            powers.output = EchoCanceller.power(o, count: n)
+        } else {
+            powers.output = powers.linear
+        }
+        let scale: Float = 1.0 / 32768
+        for i in 0..<n { out[i] = Float(o[i]) * scale }
+        return powers
+    }
+
+    /// Forgets the adapted echo path (after divergence); the preprocessor's
+    /// noise estimate is kept. Real-time safe (speex only clears arrays).
+    @_noLocks
+    func reset() {
+        if let e = echo { _unsafePerformance { speex_echo_state_reset(e) } }
+    }
+
+    /// float [-1, 1) → int16, rounded to nearest, saturating. Returns the
+    /// mean square (full scale 1). NaN becomes 0.
+    @_noLocks
+    static func toS16(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Int16>, count: Int) -> Float {
+        var sum: Float = 0
+        for i in 0..<count {
+            let v = x[i]
+            let c = v.isNaN ? 0 : min(max(v * 32768, -32768), 32767)
+            // Round to nearest even: adding 1.5·2^23 leaves no fraction bits.
+            let s = Int16((c + 12_582_912) - 12_582_912)
+            y[i] = s
+            let f = Float(s) * (1.0 / 32768)
+            sum += f * f
+        }
+        return sum / Float(count)
+    }
+
+    @_noLocks
+    static func power(_ x: UnsafePointer<Int16>, count: Int) -> Float {
+        var sum: Float = 0
+        for i in 0..<count {
+            let f = Float(x[i]) * (1.0 / 32768)
+            sum += f * f
+        }
+        return sum / Float(count)
+    }
+}
