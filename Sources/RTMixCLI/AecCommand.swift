@@ -31,10 +31,10 @@ struct Aec: ParsableCommand {
     @Option(name: [.short, .long], help: "Output file (.wav or .flac): the processed microphone.")
     var output: String
 
-    @Option(help: "Playout-to-capture delay hint in ms (default: unknown, the engine estimates it).")
+    @Option(help: "Playout-to-capture delay hint in ms, 0–1000 (default: unknown, the engine estimates it).")
     var delayMs: Int?
 
-    @Option(help: "Echo canceller tail in ms (0 turns the canceller off).")
+    @Option(help: "Echo canceller tail in ms, 10–1000 (0 turns the canceller off).")
     var tailMs = 200
 
     @Flag(help: "Turn noise suppression off.")
@@ -66,8 +66,8 @@ struct Aec: ParsableCommand {
 
     func validate() throws {
         guard (1...40).contains(frameMs) else { throw ValidationError("--frame-ms must be 1–40") }
-        guard (0...2_000).contains(tailMs) else { throw ValidationError("--tail-ms must be 0–2000") }
-        if let d = delayMs { guard (0...2_000).contains(d) else { throw ValidationError("--delay-ms must be 0–2000") } }
+        guard tailMs == 0 || (10...1_000).contains(tailMs) else { throw ValidationError("--tail-ms must be 0 (off) or 10–1000") }
+        if let d = delayMs { guard (0...1_000).contains(d) else { throw ValidationError("--delay-ms must be 0–1000") } }
         guard settle >= 0 else { throw ValidationError("--settle must be >= 0") }
     }
 
@@ -104,6 +104,8 @@ struct AecReport: Encodable {
         var engineErleDb: Double
         var delayMs: Double
         var delaySource: String
+        var estimatedDelayMs: Double
+        var estimateConfidence: Double
         var driftPpm: Double
         var doubleTalk: Bool
         var diverged: Bool
@@ -129,6 +131,8 @@ struct AecReport: Encodable {
         var delayChanges: UInt64
         var doubleTalkFrames: UInt64
         var callsWithoutReference: UInt64
+        var referenceOverflowFrames: UInt64
+        var captureNsMax: UInt64
         var latencyFrames: Int
         var latencyMs: Double
         var aligned: Bool
@@ -241,7 +245,8 @@ private struct AecRunner {
                     t: Double(min((k + 1) * micRate, totalFrames)) / Double(micRate),
                     erleDb: db10(micP / max(outP, 1e-20)), micDbfs: db10(micP), outDbfs: db10(outP),
                     engineErleDb: Double(cs.erleDb), delayMs: Double(cs.delayMs),
-                    delaySource: "\(cs.delaySource)", driftPpm: Double(cs.driftPpm),
+                    delaySource: "\(cs.delaySource)", estimatedDelayMs: Double(cs.estimatedDelayMs),
+                    estimateConfidence: Double(cs.estimateConfidence), driftPpm: Double(cs.driftPpm),
                     doubleTalk: cs.doubleTalk, diverged: cs.diverged, resets: cs.resets)
                 report.rows.append(row)
                 if !options.quiet {
@@ -332,6 +337,7 @@ private struct AecRunner {
             finalDelayMs: Double(cs.delayMs), finalDelaySource: "\(cs.delaySource)", finalDriftPpm: Double(cs.driftPpm),
             engineErleDb: Double(cs.erleDb), resets: cs.resets, delayChanges: cs.delayChanges,
             doubleTalkFrames: cs.doubleTalkFrames, callsWithoutReference: cs.callsWithoutReference,
+            referenceOverflowFrames: cs.referenceOverflowFrames, captureNsMax: cs.captureNsMax,
             latencyFrames: cs.latencyFrames, latencyMs: Double(cs.latencyFrames) * 1000 / Double(micRate),
             aligned: options.align, renderUnderrunFrames: sourceStats?.underrunFrames ?? 0,
             limiterActiveFrames: es.limiterActiveFrames, elapsedSeconds: elapsed)
@@ -340,8 +346,8 @@ private struct AecRunner {
         var lines: [String] = []
         lines.append("summary: \(fixed(summary.seconds, 2)) s -> \(options.output) (\(out.formatName)) in \(fixed(elapsed, 2)) s")
         lines.append("  median ERLE \(median.map { fixed($0, 1) + " dB" } ?? "n/a") over \(qualifying.count) s (after \(fixed(options.settle, 1)) s, mic above -60 dBFS); engine ERLE \(fixed(summary.engineErleDb, 1)) dB")
-        lines.append("  delay \(fixed(summary.finalDelayMs, 1)) ms (\(summary.finalDelaySource)), \(summary.delayChanges) changes; drift \(fixed(summary.finalDriftPpm, 1)) ppm")
-        lines.append("  resets \(summary.resets), double-talk frames \(summary.doubleTalkFrames), calls without reference \(summary.callsWithoutReference)")
+        lines.append("  delay \(fixed(summary.finalDelayMs, 1)) ms (\(summary.finalDelaySource)), \(summary.delayChanges) changes; drift \(fixed(summary.finalDriftPpm, 1)) ppm (> 0: playout clock faster)")
+        lines.append("  resets \(summary.resets), double-talk frames \(summary.doubleTalkFrames), calls without reference \(summary.callsWithoutReference), reference overflow frames \(summary.referenceOverflowFrames)")
         lines.append("  capture latency \(summary.latencyFrames) frames (\(fixed(summary.latencyMs, 1)) ms)\(options.align ? ", removed from the output" : "")")
         if summary.limiterActiveFrames > 0 {
             lines.append("  warning: the limiter acted on \(summary.limiterActiveFrames) playout frames: the reference differs from --ref (keep --ref below -1 dBFS)")
