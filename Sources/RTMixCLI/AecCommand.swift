@@ -49,6 +49,11 @@ struct Aec: ParsableCommand {
     @Option(help: "Frame (callback) size in ms: 1–40.")
     var frameMs = 10
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Microphone clock relative to the playout clock in ppm (> 0: mic faster).",
+        discussion: "Interleaves render and capture calls as two devices with that clock offset would; 0 (default) is lockstep."))
+    var clockPpm = 0.0
+
     @Flag(inversion: .prefixedNo, help: "Shift the output by the capture latency so it lines up with --mic.")
     var align = true
 
@@ -69,6 +74,7 @@ struct Aec: ParsableCommand {
         guard tailMs == 0 || (10...1_000).contains(tailMs) else { throw ValidationError("--tail-ms must be 0 (off) or 10–1000") }
         if let d = delayMs { guard (0...1_000).contains(d) else { throw ValidationError("--delay-ms must be 0–1000") } }
         guard settle >= 0 else { throw ValidationError("--settle must be >= 0") }
+        guard abs(clockPpm) <= 10_000 else { throw ValidationError("--clock-ppm must be within ±10000") }
     }
 
     func run() throws {
@@ -120,6 +126,7 @@ struct AecReport: Encodable {
         var frameMs: Int
         var tailMs: Int
         var delayHintMs: Int?
+        var clockPpm: Double
         var settleSeconds: Double
         var medianErleDb: Double?     // nil when no second qualified
         var erleSecondsUsed: Int
@@ -232,7 +239,7 @@ private struct AecRunner {
         var nextSecond = 0
         let started = Date()
         if !options.quiet {
-            print("rtmix-cli aec: \(options.mic) (\(micRate) Hz, \(micCh) ch) against \(options.ref) (\(refRate) Hz, \(refCh) ch), frame \(options.frameMs) ms, tail \(options.tailMs) ms, delay hint \(options.delayMs.map { "\($0) ms" } ?? "none")")
+            print("rtmix-cli aec: \(options.mic) (\(micRate) Hz, \(micCh) ch) against \(options.ref) (\(refRate) Hz, \(refCh) ch), frame \(options.frameMs) ms, tail \(options.tailMs) ms, delay hint \(options.delayMs.map { "\($0) ms" } ?? "none")\(options.clockPpm != 0 ? ", mic clock \(signed(options.clockPpm)) ppm" : "")")
         }
 
         func emitSeconds(upTo frames: Int, final: Bool) {
@@ -259,7 +266,13 @@ private struct AecRunner {
         do {
             // Main loop, then flush blocks (zero microphone) until the aligned
             // output covers the whole microphone file.
+            var renders = 0.0, captures = 0.0
             while written < totalFrames {
+                // Render call j happens at j·T (playout clock), capture call k
+                // at k·T / (1 + ppm·1e-6) (mic clock); ties: render first.
+                // With --clock-ppm 0 this is plain lockstep.
+                let renderDue = renders * (1e6 + options.clockPpm) <= captures * 1e6
+                if renderDue {
                 // 1. playout: push one frame of the reference and render it.
                 if !refDone {
                     let n = refBuffer.withUnsafeMutableBufferPointer { refFile.read(into: $0.baseAddress!, frames: refBlock) }
@@ -273,8 +286,12 @@ private struct AecRunner {
                 let accepted = try refBuffer.withUnsafeBufferPointer { try engine.push($0, to: source, channels: refCh) }
                 if accepted != refBlock { throw CLIError("the engine accepted only \(accepted) of \(refBlock) playout frames") }
                 try playout.withUnsafeMutableBufferPointer { try engine.render(into: $0, frames: refBlock) }
+                renders += 1
+                continue
+                }
 
-                // 2. capture: the same frame of microphone.
+                // 2. capture: the next frame of microphone.
+                captures += 1
                 var got = 0
                 if micRead < totalFrames {
                     got = micBuffer.withUnsafeMutableBufferPointer { micFile.read(into: $0.baseAddress!, frames: micBlock) }
@@ -332,7 +349,7 @@ private struct AecRunner {
         let summary = AecReport.Summary(
             seconds: Double(totalFrames) / Double(micRate), micRate: micRate, micChannels: micCh,
             refRate: refRate, refChannels: refCh, frameMs: options.frameMs, tailMs: options.tailMs,
-            delayHintMs: options.delayMs, settleSeconds: options.settle,
+            delayHintMs: options.delayMs, clockPpm: options.clockPpm, settleSeconds: options.settle,
             medianErleDb: median, erleSecondsUsed: qualifying.count,
             finalDelayMs: Double(cs.delayMs), finalDelaySource: "\(cs.delaySource)", finalDriftPpm: Double(cs.driftPpm),
             engineErleDb: Double(cs.erleDb), resets: cs.resets, delayChanges: cs.delayChanges,
