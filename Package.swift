@@ -9,7 +9,10 @@ import PackageDescription
 //                  also compiles in Embedded Swift mode (see scripts/embedded-build).
 // - RTMixSession   audio-session policy engine + its C ABI (no platform deps).
 // - rtmix          the shared library (librtmix.so) C programs link.
-// - rtmix-cli      demo and file mixer (may use anything).
+// - RTMixSignals   test and demo signals: synthetic speech and music, and an
+//                  echo-path simulation (room, delay, drift, noise). Not linked
+//                  into librtmix.
+// - rtmix-cli      demo, file mixer and echo-canceller tools (may use anything).
 let package = Package(
     name: "RTMix",
     products: [
@@ -37,14 +40,18 @@ let package = Package(
             name: "RTMixSession",
             dependencies: ["CRTMixHeader"]
         ),
+        .target(
+            name: "RTMixSignals",
+            dependencies: ["CSampleRate"]
+        ),
         .executableTarget(
             name: "RTMixCLI",
             dependencies: [
-                "RTMix", "CSndFile",
+                "RTMix", "RTMixSignals", "CSndFile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "RTMixTests", dependencies: ["RTMix"]),
+        .testTarget(name: "RTMixTests", dependencies: ["RTMix", "RTMixSignals"]),
         .testTarget(name: "RTMixSessionTests", dependencies: ["RTMixSession"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Glibc
+import RTMixSignals
 import RTMix
 import Synchronization
 

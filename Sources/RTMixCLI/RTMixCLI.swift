@@ -6,6 +6,6 @@ struct RTMixCLI: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtmix-cli",
         abstract: "RTMix real-time mixer: a self-contained demo and an offline file mixer.",
-        subcommands: [Demo.self, Mix.self],
+        subcommands: [Demo.self, Mix.self, Aec.self, AecSim.self],
         defaultSubcommand: Demo.self)
 }

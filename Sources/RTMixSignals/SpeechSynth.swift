@@ -1,11 +1,13 @@
 import Glibc
 
 /// A two-pole resonator (Klatt style, unity gain at DC).
-struct Resonator {
+public struct Resonator {
+    public init() {}
+
     private var a: Float = 1, b: Float = 0, c: Float = 0
     private var y1: Float = 0, y2: Float = 0
 
-    mutating func tune(frequency: Float, bandwidth: Float, sampleRate: Float) {
+    public mutating func tune(frequency: Float, bandwidth: Float, sampleRate: Float) {
         let r = expf(-Float.pi * bandwidth / sampleRate)
         b = 2 * r * cosf(2 * Float.pi * frequency / sampleRate)
         c = -r * r
@@ -13,7 +15,7 @@ struct Resonator {
     }
 
     @inline(__always)
-    mutating func process(_ x: Float) -> Float {
+    public mutating func process(_ x: Float) -> Float {
         let y = a * x + b * y1 + c * y2
         y2 = y1
         y1 = y
@@ -26,7 +28,7 @@ struct Resonator {
 /// formant resonators gliding between vowel targets, with noise onsets for
 /// fricatives, shaped into syllables, words and phrase pauses.
 /// Deterministic for a given seed; no allocation after init.
-struct SpeechSynth {
+public struct SpeechSynth {
     private enum Segment { case pause, fricative, vowel }
 
     /// (F1, F2, F3) in Hz: a, i, u, e, o, ae.
@@ -35,7 +37,7 @@ struct SpeechSynth {
         (530, 1840, 2480), (570, 840, 2410), (660, 1720, 2410),
     ]
 
-    let sampleRate: Float
+    public let sampleRate: Float
     private var rng: SplitMix64
 
     private var segment = Segment.pause
@@ -55,8 +57,16 @@ struct SpeechSynth {
     private var r1 = Resonator(), r2 = Resonator(), r3 = Resonator(), fricativeColour = Resonator()
     private var retuneCounter = 0
 
-    init(sampleRate: Int, seed: UInt64) {
+    /// Pitch multiplier (1 = the default voice, about 155–240 Hz; 0.6 gives a
+    /// lower voice). Used to make a second, distinguishable talker.
+    public let pitchScale: Float
+    /// Formant multiplier (1 = default; about 1.15 for a shorter vocal tract).
+    public let formantScale: Float
+
+    public init(sampleRate: Int, seed: UInt64, pitchScale: Float = 1, formantScale: Float = 1) {
         self.sampleRate = Float(sampleRate)
+        self.pitchScale = pitchScale
+        self.formantScale = formantScale
         rng = SplitMix64(seed: seed ^ 0x5EE_C4)
         fricativeColour.tune(frequency: min(4_500, self.sampleRate * 0.3), bandwidth: 1_800,
                              sampleRate: self.sampleRate)
@@ -115,7 +125,7 @@ struct SpeechSynth {
     private mutating func startVowel() {
         segment = .vowel
         let v = SpeechSynth.vowels[rng.int(0, SpeechSynth.vowels.count - 1)]
-        formantTargets = v
+        formantTargets = formantScale == 1 ? v : (v.0 * formantScale, v.1 * formantScale, v.2 * formantScale)
         envelopeTarget = rng.uniform(0.65, 1.0)
         noiseTarget = 0.015                            // a little breath
         remaining = ms(rng.uniform(110, 240))
@@ -131,7 +141,7 @@ struct SpeechSynth {
     }
 
     @inline(__always)
-    mutating func nextSample() -> Float {
+    public mutating func nextSample() -> Float {
         if remaining <= 0 { nextSegment() }
         remaining -= 1
         phraseSample += 1
@@ -155,6 +165,7 @@ struct SpeechSynth {
         // Pitch: declination over the phrase, accents, a slow wobble.
         let progress = min(1, Float(phraseSample) / phraseLength)
         pitch = 205 - 50 * progress + pitchAccent + 3 * sinf(Float(phraseSample) * 2 * Float.pi * 5 / sampleRate)
+        if pitchScale != 1 { pitch *= pitchScale }
         phase += pitch / sampleRate
         if phase >= 1 { phase -= 1 }
 
@@ -171,7 +182,7 @@ struct SpeechSynth {
         return y
     }
 
-    mutating func render(into out: UnsafeMutablePointer<Float>, count: Int) {
+    public mutating func render(into out: UnsafeMutablePointer<Float>, count: Int) {
         for i in 0..<count { out[i] = nextSample() }
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 /// harmonic notes over a C–G–Am–F progression, a bass note, and a soft beat
 /// (kick, snare-ish noise, hi-hat). Deterministic for a given seed; a fixed
 /// pool of notes, no allocation after init.
-struct MusicSynth {
+public struct MusicSynth {
     private struct Note {
         var active = false
         var frequency: Float = 0
@@ -22,9 +22,9 @@ struct MusicSynth {
     private static let pattern = [0, 1, 2, 3, 2, 1, 2, 1]
 
     /// Overall level: peaks around -3.5 dBFS, RMS around -19 dBFS.
-    static let outputGain: Float = 0.8
+    public static let outputGain: Float = 0.8
 
-    let sampleRate: Float
+    public let sampleRate: Float
     private var rng: SplitMix64
     private var notes = [Note](repeating: Note(), count: 12)
     private var sample = 0
@@ -38,7 +38,7 @@ struct MusicSynth {
     private var hatPrevious: Float = 0
     private var snareBody = Resonator()
 
-    init(sampleRate: Int, seed: UInt64, bpm: Float = 100) {
+    public init(sampleRate: Int, seed: UInt64, bpm: Float = 100) {
         self.sampleRate = Float(sampleRate)
         rng = SplitMix64(seed: seed ^ 0x4D_5553_4943)
         eighth = Int(self.sampleRate * 30 / bpm)
@@ -78,7 +78,7 @@ struct MusicSynth {
     }
 
     /// Renders `frames` stereo frames (interleaved) into `out`.
-    mutating func render(into out: UnsafeMutablePointer<Float>, frames: Int) {
+    public mutating func render(into out: UnsafeMutablePointer<Float>, frames: Int) {
         let twoPi = 2 * Float.pi
         let kickDecay = expf(-1 / (0.16 * sampleRate))
         let snareDecay = expf(-1 / (0.09 * sampleRate))

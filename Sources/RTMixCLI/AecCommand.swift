@@ -1,0 +1,378 @@
+import ArgumentParser
+import Foundation
+import RTMix
+
+/// `rtmix-cli aec`: runs the engine's capture path (echo canceller, noise
+/// and residual-echo suppression) on a recorded microphone file against the
+/// playout file, the way a duplex device callback would.
+struct Aec: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Cancel the echo of a playout file in a microphone file through the engine's capture path.",
+        discussion: """
+        The playout (--ref) goes through one engine source at its own rate and channel \
+        count with gain 1 (bit-exact; keep it below -1 dBFS so the limiter stays out), and \
+        the engine runs in lockstep like a duplex callback: render one frame of playout, \
+        then process the same frame of microphone. A playout sample rendered in frame b \
+        whose echo appears τ samples later in the microphone file has a delay of τ. \
+        The output has the microphone's rate and channels; by default it is shifted by the \
+        capture latency so that it lines up sample for sample with --mic (--no-align keeps \
+        it as produced). Every second prints the measured ERLE (10·log10 of microphone power \
+        over output power in that second; meaningful only while the near end is silent), \
+        the engine's delay estimate and its source, drift and double-talk flag. The summary's \
+        median ERLE covers the seconds after --settle whose microphone level is above -60 dBFS.
+        """)
+
+    @Option(help: "Microphone recording (mono or stereo, 8000–48000 Hz).")
+    var mic: String
+
+    @Option(help: "Playout file: what the loudspeaker played (mono or stereo, 8000–192000 Hz).")
+    var ref: String
+
+    @Option(name: [.short, .long], help: "Output file (.wav or .flac): the processed microphone.")
+    var output: String
+
+    @Option(help: "Playout-to-capture delay hint in ms, 0–1000 (default: unknown, the engine estimates it).")
+    var delayMs: Int?
+
+    @Option(help: "Echo canceller tail in ms, 10–1000 (0 turns the canceller off).")
+    var tailMs = 200
+
+    @Flag(help: "Turn noise suppression off.")
+    var noNs = false
+
+    @Flag(help: "Turn residual-echo suppression off.")
+    var noRes = false
+
+    @Flag(help: "Turn automatic gain control on.")
+    var agc = false
+
+    @Option(help: "Frame (callback) size in ms: 1–40.")
+    var frameMs = 10
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Microphone clock relative to the playout clock in ppm (> 0: mic faster).",
+        discussion: "Interleaves render and capture calls as two devices with that clock offset would; 0 (default) is lockstep."))
+    var clockPpm = 0.0
+
+    @Flag(inversion: .prefixedNo, help: "Shift the output by the capture latency so it lines up with --mic.")
+    var align = true
+
+    @Option(help: "Seconds excluded from the summary's median ERLE (convergence).")
+    var settle = 3.0
+
+    @Option(help: "Output sample format: s16, s24 or f32 (f32 only for .wav).")
+    var format: SampleEncoding = .s16
+
+    @Option(help: "Also write per-second rows and the summary as JSON to this file.")
+    var json: String?
+
+    @Flag(name: .shortAndLong, help: "No per-second lines (the summary is still printed).")
+    var quiet = false
+
+    func validate() throws {
+        guard (1...40).contains(frameMs) else { throw ValidationError("--frame-ms must be 1–40") }
+        guard tailMs == 0 || (10...1_000).contains(tailMs) else { throw ValidationError("--tail-ms must be 0 (off) or 10–1000") }
+        if let d = delayMs { guard (0...1_000).contains(d) else { throw ValidationError("--delay-ms must be 0–1000") } }
+        guard settle >= 0 else { throw ValidationError("--settle must be >= 0") }
+        guard abs(clockPpm) <= 10_000 else { throw ValidationError("--clock-ppm must be within ±10000") }
+    }
+
+    func run() throws {
+        for path in [mic, ref] where path == output { throw CLIError("the output '\(output)' is also an input") }
+        if let json, json == output || json == mic || json == ref { throw CLIError("--json must name another file") }
+        var runner = try AecRunner(self)
+        let report = try runner.run()
+        if let json {
+            let data = try JSONEncoder.sortedPretty.encode(report)
+            guard FileManager.default.createFile(atPath: json, contents: data) else {
+                throw CLIError("cannot write '\(json)'")
+            }
+        }
+    }
+}
+
+extension JSONEncoder {
+    static var sortedPretty: JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return e
+    }
+}
+
+/// The JSON document `aec --json` writes.
+struct AecReport: Encodable {
+    struct Second: Encodable {
+        var t: Double                 // end of the second, seconds from the start
+        var erleDb: Double            // measured: mic power / output power
+        var micDbfs: Double
+        var outDbfs: Double
+        var engineErleDb: Double
+        var delayMs: Double
+        var delaySource: String
+        var estimatedDelayMs: Double
+        var estimateConfidence: Double
+        var driftPpm: Double
+        var doubleTalk: Bool
+        var diverged: Bool
+        var resets: UInt64
+    }
+    struct Summary: Encodable {
+        var seconds: Double
+        var micRate: Int
+        var micChannels: Int
+        var refRate: Int
+        var refChannels: Int
+        var frameMs: Int
+        var tailMs: Int
+        var delayHintMs: Int?
+        var clockPpm: Double
+        var settleSeconds: Double
+        var medianErleDb: Double?     // nil when no second qualified
+        var erleSecondsUsed: Int
+        var finalDelayMs: Double
+        var finalDelaySource: String
+        var finalDriftPpm: Double
+        var engineErleDb: Double
+        var resets: UInt64
+        var delayChanges: UInt64
+        var doubleTalkFrames: UInt64
+        var callsWithoutReference: UInt64
+        var referenceOverflowFrames: UInt64
+        var captureNsMax: UInt64
+        var latencyFrames: Int
+        var latencyMs: Double
+        var aligned: Bool
+        var renderUnderrunFrames: UInt64
+        var limiterActiveFrames: UInt64
+        var elapsedSeconds: Double
+    }
+    var rows: [Second] = []
+    var summary: Summary?
+}
+
+private func rjust(_ s: String, _ width: Int) -> String {
+    s.count >= width ? s : String(repeating: " ", count: width - s.count) + s
+}
+
+private func signed(_ v: Double) -> String { (v >= 0 ? "+" : "") + fixed(v, 1) }
+
+private func db10(_ ratio: Double) -> Double { ratio > 0 ? 10 * log10(ratio) : -200 }
+
+/// The lockstep render/capture loop.
+private struct AecRunner {
+    let options: Aec
+    let micFile: SoundFile
+    let refFile: SoundFile
+
+    init(_ options: Aec) throws {
+        self.options = options
+        micFile = try SoundFile(reading: options.mic)
+        refFile = try SoundFile(reading: options.ref)
+        guard (1...2).contains(micFile.channels) else {
+            throw CLIError("'\(options.mic)' has \(micFile.channels) channels; the capture path takes mono or stereo")
+        }
+        guard (8_000...48_000).contains(micFile.sampleRate) else {
+            throw CLIError("'\(options.mic)' is sampled at \(micFile.sampleRate) Hz; capture rates are 8000–48000 Hz")
+        }
+        guard (1...2).contains(refFile.channels) else {
+            throw CLIError("'\(options.ref)' has \(refFile.channels) channels; only mono or stereo playout is supported")
+        }
+        guard (8_000...192_000).contains(refFile.sampleRate) else {
+            throw CLIError("'\(options.ref)' is sampled at \(refFile.sampleRate) Hz; supported rates are 8000–192000 Hz")
+        }
+        guard micFile.frames > 0 else { throw CLIError("'\(options.mic)' is empty") }
+        for (name, rate) in [("--mic", micFile.sampleRate), ("--ref", refFile.sampleRate)]
+        where (rate * options.frameMs) % 1000 != 0 {
+            throw CLIError("\(name): \(options.frameMs) ms is not a whole number of frames at \(rate) Hz")
+        }
+    }
+
+    private static func message(_ e: RTMixError) -> String { "\(RTMixError.message(for: e.code))" }
+
+    mutating func run() throws -> AecReport {
+        let refRate = refFile.sampleRate, refCh = refFile.channels
+        let micRate = micFile.sampleRate, micCh = micFile.channels
+        let refBlock = refRate * options.frameMs / 1000
+        let micBlock = micRate * options.frameMs / 1000
+
+        var config = EngineConfig()
+        config.sampleRate = refRate
+        config.channels = refCh
+        config.maxFrames = max(config.maxFrames, refBlock)
+        config.captureRate = micRate
+        config.captureChannels = micCh
+        config.aecTailMs = options.tailMs
+        config.noiseSuppression = !options.noNs
+        config.echoSuppression = !options.noRes
+        config.agc = options.agc
+        let engine: Engine
+        let source: SourceID
+        do {
+            engine = try Engine(config)
+            var sc = SourceConfig(domain: .media, sampleRate: refRate, channels: refCh)
+            sc.gain = 1
+            sc.bufferFrames = max(8 * refBlock, 4_096)
+            source = try engine.addSource(sc)
+            try engine.setStreamDelay(ms: options.delayMs)
+        } catch {
+            throw CLIError("engine setup failed: \(AecRunner.message(error))")
+        }
+
+        let out = try SoundFile(writing: options.output, sampleRate: micRate, channels: micCh, encoding: options.format)
+        var refBuffer = [Float](repeating: 0, count: refBlock * refCh)
+        var playout = [Float](repeating: 0, count: refBlock * refCh)
+        var micBuffer = [Float](repeating: 0, count: micBlock * micCh)
+        var outBuffer = [Float](repeating: 0, count: micBlock * micCh)
+        var refDone = false
+
+        let totalFrames = micFile.frames
+        let secondsCount = (totalFrames + micRate - 1) / micRate
+        var micPower = [Double](repeating: 0, count: secondsCount)
+        var outPower = [Double](repeating: 0, count: secondsCount)
+        var secondFrames = [Int](repeating: 0, count: secondsCount)
+        var report = AecReport()
+        var latency = -1                  // capture latency in frames, read after the first call
+        var skip = 0                      // output frames still to drop (alignment)
+        var written = 0                   // aligned output frames written
+        var micRead = 0
+        var nextSecond = 0
+        let started = Date()
+        if !options.quiet {
+            print("rtmix-cli aec: \(options.mic) (\(micRate) Hz, \(micCh) ch) against \(options.ref) (\(refRate) Hz, \(refCh) ch), frame \(options.frameMs) ms, tail \(options.tailMs) ms, delay hint \(options.delayMs.map { "\($0) ms" } ?? "none")\(options.clockPpm != 0 ? ", mic clock \(signed(options.clockPpm)) ppm" : "")")
+        }
+
+        func emitSeconds(upTo frames: Int, final: Bool) {
+            while nextSecond < secondsCount && (frames >= (nextSecond + 1) * micRate || (final && frames >= totalFrames)) {
+                let k = nextSecond
+                let n = Double(max(1, secondFrames[k] * micCh))
+                let micP = micPower[k] / n, outP = outPower[k] / n
+                let cs = engine.stats().capture
+                let row = AecReport.Second(
+                    t: Double(min((k + 1) * micRate, totalFrames)) / Double(micRate),
+                    erleDb: db10(micP / max(outP, 1e-20)), micDbfs: db10(micP), outDbfs: db10(outP),
+                    engineErleDb: Double(cs.erleDb), delayMs: Double(cs.delayMs),
+                    delaySource: "\(cs.delaySource)", estimatedDelayMs: Double(cs.estimatedDelayMs),
+                    estimateConfidence: Double(cs.estimateConfidence), driftPpm: Double(cs.driftPpm),
+                    doubleTalk: cs.doubleTalk, diverged: cs.diverged, resets: cs.resets)
+                report.rows.append(row)
+                if !options.quiet {
+                    print("t \(rjust(fixed(row.t, 0), 4)) s  ERLE \(rjust(fixed(row.erleDb, 1), 5)) dB (engine \(rjust(fixed(row.engineErleDb, 1), 5)))  mic \(rjust(fixed(row.micDbfs, 1), 6)) dBFS  delay \(rjust(fixed(row.delayMs, 1), 6)) ms (\(row.delaySource))  drift \(rjust(signed(row.driftPpm), 7)) ppm  double-talk \(row.doubleTalk ? "yes" : "no")  resets \(row.resets)\(row.diverged ? "  DIVERGED" : "")")
+                }
+                nextSecond += 1
+            }
+        }
+
+        do {
+            // Main loop, then flush blocks (zero microphone) until the aligned
+            // output covers the whole microphone file.
+            var renders = 0.0, captures = 0.0
+            while written < totalFrames {
+                // Render call j happens at j·T (playout clock), capture call k
+                // at k·T / (1 + ppm·1e-6) (mic clock); ties: render first.
+                // With --clock-ppm 0 this is plain lockstep.
+                let renderDue = renders * (1e6 + options.clockPpm) <= captures * 1e6
+                if renderDue {
+                // 1. playout: push one frame of the reference and render it.
+                if !refDone {
+                    let n = refBuffer.withUnsafeMutableBufferPointer { refFile.read(into: $0.baseAddress!, frames: refBlock) }
+                    if n < refBlock {                     // end of the playout: silence from here
+                        for i in (max(0, n) * refCh)..<(refBlock * refCh) { refBuffer[i] = 0 }
+                        refDone = true
+                    }
+                } else {
+                    for i in 0..<(refBlock * refCh) { refBuffer[i] = 0 }
+                }
+                let accepted = try refBuffer.withUnsafeBufferPointer { try engine.push($0, to: source, channels: refCh) }
+                if accepted != refBlock { throw CLIError("the engine accepted only \(accepted) of \(refBlock) playout frames") }
+                try playout.withUnsafeMutableBufferPointer { try engine.render(into: $0, frames: refBlock) }
+                renders += 1
+                continue
+                }
+
+                // 2. capture: the next frame of microphone.
+                captures += 1
+                var got = 0
+                if micRead < totalFrames {
+                    got = micBuffer.withUnsafeMutableBufferPointer { micFile.read(into: $0.baseAddress!, frames: micBlock) }
+                    got = max(0, got)
+                }
+                for i in (got * micCh)..<(micBlock * micCh) { micBuffer[i] = 0 }
+                for f in 0..<got {
+                    let k = (micRead + f) / micRate
+                    var p = 0.0
+                    for c in 0..<micCh { let v = Double(micBuffer[f * micCh + c]); p += v * v }
+                    micPower[k] += p
+                }
+                micRead += got
+                try micBuffer.withUnsafeBufferPointer { m in
+                    try outBuffer.withUnsafeMutableBufferPointer { o in
+                        try engine.processCapture(mic: m, out: o, frames: micBlock)
+                    }
+                }
+                if latency < 0 {
+                    latency = max(0, engine.stats().capture.latencyFrames)
+                    skip = options.align ? latency : 0
+                }
+
+                // 3. output (aligned), per-second output power.
+                let drop = min(skip, micBlock)
+                skip -= drop
+                let keep = min(micBlock - drop, totalFrames - written)
+                if keep > 0 {
+                    try outBuffer.withUnsafeBufferPointer { try out.write($0.baseAddress! + drop * micCh, frames: keep) }
+                    for f in 0..<keep {
+                        let k = (written + f) / micRate
+                        var p = 0.0
+                        for c in 0..<micCh { let v = Double(outBuffer[(drop + f) * micCh + c]); p += v * v }
+                        outPower[k] += p
+                        secondFrames[k] += 1
+                    }
+                    written += keep
+                }
+                emitSeconds(upTo: written, final: false)
+            }
+        } catch let error as RTMixError {
+            throw CLIError("processing failed: \(AecRunner.message(error))")
+        }
+        emitSeconds(upTo: written, final: true)
+        out.close()
+
+        let elapsed = Date().timeIntervalSince(started)
+        let es = engine.stats()
+        let cs = es.capture
+        let qualifying = report.rows.filter { $0.t > options.settle + 0.999 && $0.micDbfs > -60 }.map(\.erleDb).sorted()
+        let median: Double? = qualifying.isEmpty ? nil
+            : qualifying.count % 2 == 1 ? qualifying[qualifying.count / 2]
+            : 0.5 * (qualifying[qualifying.count / 2 - 1] + qualifying[qualifying.count / 2])
+        let sourceStats = try? engine.stats(for: source)
+        let summary = AecReport.Summary(
+            seconds: Double(totalFrames) / Double(micRate), micRate: micRate, micChannels: micCh,
+            refRate: refRate, refChannels: refCh, frameMs: options.frameMs, tailMs: options.tailMs,
+            delayHintMs: options.delayMs, clockPpm: options.clockPpm, settleSeconds: options.settle,
+            medianErleDb: median, erleSecondsUsed: qualifying.count,
+            finalDelayMs: Double(cs.delayMs), finalDelaySource: "\(cs.delaySource)", finalDriftPpm: Double(cs.driftPpm),
+            engineErleDb: Double(cs.erleDb), resets: cs.resets, delayChanges: cs.delayChanges,
+            doubleTalkFrames: cs.doubleTalkFrames, callsWithoutReference: cs.callsWithoutReference,
+            referenceOverflowFrames: cs.referenceOverflowFrames, captureNsMax: cs.captureNsMax,
+            latencyFrames: cs.latencyFrames, latencyMs: Double(cs.latencyFrames) * 1000 / Double(micRate),
+            aligned: options.align, renderUnderrunFrames: sourceStats?.underrunFrames ?? 0,
+            limiterActiveFrames: es.limiterActiveFrames, elapsedSeconds: elapsed)
+        report.summary = summary
+
+        var lines: [String] = []
+        lines.append("summary: \(fixed(summary.seconds, 2)) s -> \(options.output) (\(out.formatName)) in \(fixed(elapsed, 2)) s")
+        lines.append("  median ERLE \(median.map { fixed($0, 1) + " dB" } ?? "n/a") over \(qualifying.count) s (after \(fixed(options.settle, 1)) s, mic above -60 dBFS); engine ERLE \(fixed(summary.engineErleDb, 1)) dB")
+        lines.append("  delay \(fixed(summary.finalDelayMs, 1)) ms (\(summary.finalDelaySource)), \(summary.delayChanges) changes; drift \(fixed(summary.finalDriftPpm, 1)) ppm (> 0: playout clock faster)")
+        lines.append("  resets \(summary.resets), double-talk frames \(summary.doubleTalkFrames), calls without reference \(summary.callsWithoutReference), reference overflow frames \(summary.referenceOverflowFrames)")
+        lines.append("  capture latency \(summary.latencyFrames) frames (\(fixed(summary.latencyMs, 1)) ms)\(options.align ? ", removed from the output" : "")")
+        if summary.limiterActiveFrames > 0 {
+            lines.append("  warning: the limiter acted on \(summary.limiterActiveFrames) playout frames: the reference differs from --ref (keep --ref below -1 dBFS)")
+        }
+        if summary.renderUnderrunFrames > 0 {
+            lines.append("  warning: \(summary.renderUnderrunFrames) playout frames underran")
+        }
+        print(lines.joined(separator: "\n"))
+        return report
+    }
+}

@@ -1,0 +1,563 @@
+#!/usr/bin/env python3
+"""Echo-canceller evaluation for RTMix's capture path (`rtmix-cli aec`).
+
+Generates scenarios (real speech from espeak-ng, synthetic music, a simulated
+room from pyroomacoustics, device delay, clock drift, noise, double talk),
+runs `rtmix-cli aec` on each and prints markdown tables.
+
+    python3 scripts/aec-eval/aec_eval.py                 # all scenarios, quick
+    python3 scripts/aec-eval/aec_eval.py --scenario a,b  # some of them
+    python3 scripts/aec-eval/aec_eval.py --full          # + the 10-minute drift run
+
+Definitions (printed with the tables as well):
+- Delay truth: a playout sample rendered in block b whose echo reaches the
+  microphone file tau samples later has delay tau (the lockstep timing of
+  `rtmix-cli aec`: render 10 ms, then capture the same 10 ms). Here
+  tau = device delay + direct-path propagation (distance / 343 m/s).
+- ERLE: 10*log10(mic power / output power) over 1 s windows in which the
+  near end is silent (no talker samples in the window) and the far end is
+  active (echo within 15 dB of its median level); median over the windows
+  after the stated convergence period. The output is aligned to the mic by the
+  CLI (capture latency removed).
+- Convergence time: start of the first qualifying window from which every
+  later qualifying window stays above the threshold.
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import soundfile as sf
+from scipy import signal
+
+PLAY_RATE = 48_000
+C = 343.0
+DIST = 0.4                  # loudspeaker to microphone, metres
+RT60 = 0.4
+ROOM = [5.0, 4.0, 3.0]
+ECHO_DBFS = -25.0           # echo RMS at the microphone (far end active)
+NEAR_DBFS = -27.0           # near-end talker RMS at the microphone (while talking)
+NOISE_DBFS = -80.0          # white noise floor at the microphone
+CONVERGE_S = 5.0            # excluded from the median ERLE
+DEVICE_DELAY_MS = 40        # default bulk delay for scenarios other than b
+
+# ---------------------------------------------------------------- signals ---
+
+def espeak(text, voice, pitch, speed, workdir, tag):
+    path = os.path.join(workdir, f"espeak-{tag}.wav")
+    subprocess.run(["espeak-ng", "-v", voice, "-p", str(pitch), "-s", str(speed), "-w", path, text],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    x, rate = sf.read(path, dtype="float64")
+    if x.ndim > 1:
+        x = x.mean(axis=1)
+    g = math.gcd(PLAY_RATE, rate)
+    return signal.resample_poly(x, PLAY_RATE // g, rate // g)
+
+
+FAR_SENTENCES = [
+    "The quarterly numbers look better than we expected, mostly thanks to the new customers in the north.",
+    "Could you send me the slides after the meeting? I would like to go through them again tomorrow morning.",
+    "We should probably move the release by one week, the testing is not finished yet.",
+    "I think the audio is a bit delayed on my side, can you hear me clearly now?",
+    "Let us keep the next call short, fifteen minutes should be enough for the update.",
+]
+NEAR_SENTENCES = [
+    "Yes, I can hear you, but there is a little echo when the music is playing.",
+    "My battery is almost empty, so I will switch to the phone in a minute.",
+    "Please repeat the last number, I did not catch it because of the noise.",
+    "That sounds fine to me, let us decide on Friday after the review.",
+]
+
+
+def talker(sentences, voice, pitch, speed, seconds, workdir, tag, seed, gap=(0.3, 0.8), lead=0.0):
+    """Sentences with pauses, looped to `seconds` at PLAY_RATE; RMS of the
+    active parts normalised to 1."""
+    rng = np.random.default_rng(seed)
+    clips = [espeak(s, voice, pitch, speed, workdir, f"{tag}{i}") for i, s in enumerate(sentences)]
+    n = int(seconds * PLAY_RATE)
+    out = np.zeros(n)
+    pos = int(lead * PLAY_RATE)
+    i = 0
+    while pos < n:
+        c = clips[i % len(clips)]
+        m = min(len(c), n - pos)
+        out[pos:pos + m] = c[:m]
+        pos += len(c) + int(rng.uniform(*gap) * PLAY_RATE)
+        i += 1
+    return out / active_rms(out)
+
+
+def active_rms(x, rate=PLAY_RATE, frame_s=0.02):
+    f = int(rate * frame_s)
+    k = len(x) // f
+    p = (x[:k * f].reshape(k, f) ** 2).mean(axis=1)
+    active = p > p.max() * 1e-4
+    return math.sqrt(p[active].mean()) if active.any() else 1.0
+
+
+def music(seconds, seed=5):
+    """Chords (C G Am F arpeggios), bass and drums at 100 bpm; RMS 1."""
+    rng = np.random.default_rng(seed)
+    fs = PLAY_RATE
+    n = int(seconds * fs)
+    out = np.zeros(n)
+    eighth = int(fs * 0.3)
+    chords = [[60, 64, 67, 72], [59, 62, 67, 71], [57, 60, 64, 69], [57, 60, 65, 69]]
+    bass = [36, 43, 45, 41]
+    pattern = [0, 1, 2, 3, 2, 1, 2, 1]
+    hz = lambda m: 440.0 * 2 ** ((m - 69) / 12)
+
+    def add(start, x):
+        m = min(len(x), n - start)
+        if m > 0:
+            out[start:start + m] += x[:m]
+
+    def note(freq, amp, decay, harmonics, length):
+        t = np.arange(length) / fs
+        env = np.exp(-t / decay) * np.minimum(1, t / 0.004)
+        v = sum((0.55 ** (h - 1)) * np.sin(2 * np.pi * freq * h * t) for h in range(1, harmonics + 1)
+                if freq * h < 0.45 * fs)
+        return amp * env * v
+
+    noise_len = int(0.25 * fs)
+    b, a = signal.butter(2, [1200 / (fs / 2), 3500 / (fs / 2)], btype="band")
+    bh, ah = signal.butter(2, 7000 / (fs / 2), btype="high")
+    for k, start in enumerate(range(0, n, eighth)):
+        bar, step = k // 8, k % 8
+        chord = chords[bar % 4]
+        add(start, note(hz(chord[pattern[step]] + (12 if step >= 4 else 0)), 0.16 * rng.uniform(0.85, 1),
+                        0.45, 6, int(1.5 * fs)))
+        if step in (0, 4):
+            add(start, note(hz(bass[bar % 4]), 0.22, 0.9, 4, int(2.5 * fs)))
+            t = np.arange(int(0.5 * fs)) / fs
+            f = 48 + 82 * np.exp(-t / 0.04)
+            add(start, 0.5 * np.sin(2 * np.pi * np.cumsum(f) / fs) * np.exp(-t / 0.16))
+        if step in (2, 6):
+            t = np.arange(noise_len) / fs
+            add(start, 0.35 * signal.lfilter(b, a, rng.standard_normal(noise_len)) * np.exp(-t / 0.09))
+        if step % 2 == 1:
+            t = np.arange(noise_len) / fs
+            add(start, 0.05 * signal.lfilter(bh, ah, rng.standard_normal(noise_len)) * np.exp(-t / 0.025))
+    return out / math.sqrt((out ** 2).mean())
+
+
+def room_rir(rate, seed=0):
+    """Loudspeaker -> mic response at `rate`, direct path at DIST/C*rate samples
+    (pyroomacoustics' fractional-delay offset removed)."""
+    import pyroomacoustics as pra
+    e_abs, max_order = pra.inverse_sabine(RT60, ROOM)
+    r = pra.ShoeBox(ROOM, fs=rate, materials=pra.Material(e_abs), max_order=max_order)
+    r.add_source([2.0, 2.0, 1.3])
+    r.add_microphone([2.0 + DIST, 2.0, 1.3])
+    r.compute_rir()
+    h = np.asarray(r.rir[0][0], dtype=np.float64)
+    g = pra.constants.get("frac_delay_length") // 2
+    return h[g:], float(pra.experimental.measure_rt60(h, fs=rate))
+
+
+def resample(x, src, dst):
+    if src == dst:
+        return x.copy()
+    g = math.gcd(src, dst)
+    return signal.resample_poly(x, dst // g, src // g)
+
+
+def drift(x, ppm):
+    """Resample by (1 + ppm*1e-6) output samples per input sample."""
+    if ppm == 0:
+        return x
+    den = 1_000_000
+    num = den + int(round(ppm))
+    g = math.gcd(num, den)
+    return signal.resample_poly(x, num // g, den // g)
+
+
+def db(p):
+    return 10 * math.log10(p) if p > 0 else -200.0
+
+# --------------------------------------------------------------- scenario ---
+
+class Scene:
+    """One generated case: playout (48 kHz mono) + microphone at `rate`."""
+
+    def __init__(self, rate, far, media, *, ref_media=True, delay_ms=DEVICE_DELAY_MS, ppm=0.0,
+                 jump_at_s=None, jump_ms=0, near=None, rir=None):
+        self.rate = rate
+        play = far + (media if media is not None else 0)
+        peak = np.abs(play).max()
+        scale = 10 ** (-3 / 20) / peak                      # playout peak -3 dBFS
+        self.playout = play * scale
+        self.reference = self.playout if ref_media or media is None else far * scale
+        n = int(len(far) * rate / PLAY_RATE)
+        h = rir[rate]
+        room = signal.oaconvolve(resample(self.playout, PLAY_RATE, rate), h)[:n]
+        room = drift(room, ppm)[:n]
+        room = np.pad(room, (0, max(0, n - len(room))))
+        # Echo level: ECHO_DBFS RMS over windows where the far end is active.
+        room *= 10 ** (ECHO_DBFS / 20) / active_rms(room, rate)
+        d = int(round(delay_ms * rate / 1000))
+        echo = np.zeros(n)
+        if jump_at_s is None:
+            echo[d:] = room[:n - d]
+        else:
+            j = int(jump_at_s * rate)
+            d2 = d + int(round(jump_ms * rate / 1000))
+            echo[d:j] = room[:j - d]
+            echo[j:] = room[j - d2:n - d2]
+        self.echo = echo
+        self.near = np.zeros(n) if near is None else resample(near, PLAY_RATE, rate)[:n] * 10 ** (NEAR_DBFS / 20)
+        rng = np.random.default_rng(11)
+        self.noise = rng.standard_normal(n) * 10 ** (NOISE_DBFS / 20)
+        self.mic = self.echo + self.near + self.noise
+        self.true_delay_ms = delay_ms + DIST / C * 1000
+        self.jump_ms = jump_ms
+        if np.abs(self.mic).max() >= 1:
+            raise SystemExit("mic clips: lower the levels")
+
+    def write(self, directory):
+        os.makedirs(directory, exist_ok=True)
+        sf.write(os.path.join(directory, "playout.wav"), self.reference.astype(np.float32), PLAY_RATE, subtype="FLOAT")
+        sf.write(os.path.join(directory, "mic.wav"), self.mic.astype(np.float32), self.rate, subtype="FLOAT")
+        return directory
+
+
+def run_aec(cli, directory, extra, tag):
+    out = os.path.join(directory, f"out-{tag}.wav")
+    js = os.path.join(directory, f"out-{tag}.json")
+    cmd = [cli, "aec", "--mic", os.path.join(directory, "mic.wav"), "--ref", os.path.join(directory, "playout.wav"),
+           "-o", out, "--format", "f32", "--json", js, "--quiet", "--settle", str(CONVERGE_S)] + extra
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}\n{p.stdout}\n{p.stderr}")
+    y, _ = sf.read(out, dtype="float64")
+    with open(js) as f:
+        report = json.load(f)
+    return y, report
+
+
+def erle_windows(scene, out):
+    """[(t_start, erle_db)] over qualifying 1 s windows (near end silent, far end active)."""
+    r = scene.rate
+    k = min(len(out), len(scene.mic)) // r
+    p_echo = np.array([np.mean(scene.echo[i * r:(i + 1) * r] ** 2) for i in range(k)])
+    med = np.median(p_echo[p_echo > 0]) if (p_echo > 0).any() else 0
+    rows = []
+    for i in range(k):
+        s = slice(i * r, (i + 1) * r)
+        if np.any(scene.near[s] != 0) and np.max(np.abs(scene.near[s])) > 1e-5:
+            continue
+        if p_echo[i] < med * 10 ** (-15 / 10):
+            continue
+        rows.append((float(i), db(np.mean(scene.mic[s] ** 2)) - db(np.mean(out[s] ** 2))))
+    return rows
+
+
+def median_after(rows, t0=CONVERGE_S):
+    v = [e for t, e in rows if t >= t0]
+    return float(np.median(v)) if v else float("nan")
+
+
+def convergence(rows, threshold):
+    for idx, (t, _) in enumerate(rows):
+        if all(e >= threshold for _, e in rows[idx:]):
+            return t
+    return None
+
+
+def fmt(v, d=1, unit=""):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    return f"{v:.{d}f}{unit}"
+
+# -------------------------------------------------------------- scenarios ---
+
+class Eval:
+    def __init__(self, args):
+        self.args = args
+        self.cli = args.cli
+        self.work = args.workdir or tempfile.mkdtemp(prefix="aec-eval-")
+        os.makedirs(self.work, exist_ok=True)
+        self.rates = [int(r) for r in args.rates.split(",")]
+        self.pool = cf.ThreadPoolExecutor(max_workers=args.jobs)
+        self.rir = {}
+        for r in self.rates:
+            self.rir[r], rt = room_rir(r)
+            print(f"room {ROOM} m, loudspeaker {DIST} m from the mic, RT60 target {RT60} s, "
+                  f"measured {rt:.2f} s at {r} Hz", file=sys.stderr)
+        self.results = {}
+        self._far = {}
+        self._media = {}
+        self._near = {}
+
+    def far(self, seconds):
+        if seconds not in self._far:
+            self._far[seconds] = talker(FAR_SENTENCES, "en-us", 45, 165, seconds, self.work, "far", 1, lead=0.2)
+        return self._far[seconds] * 10 ** (-22 / 20)          # far voice RMS -22 dBFS before scaling
+
+    def media(self, seconds):
+        if seconds not in self._media:
+            self._media[seconds] = music(seconds)
+        return self._media[seconds] * 10 ** (-26 / 20)
+
+    def near(self, seconds, start_s):
+        key = (seconds, start_s)
+        if key not in self._near:
+            self._near[key] = talker(NEAR_SENTENCES, "en-gb+f3", 70, 155, seconds, self.work, "near", 2,
+                                     gap=(1.5, 3.0), lead=start_s)
+        return self._near[key]
+
+    def scene_dir(self, name):
+        return os.path.join(self.work, name)
+
+    def submit(self, scene, name, extra, tag):
+        d = scene.write(self.scene_dir(name)) if not os.path.exists(os.path.join(self.scene_dir(name), "mic.wav")) \
+            else self.scene_dir(name)
+        return self.pool.submit(run_aec, self.cli, d, extra, tag)
+
+    # a. reference = full mix vs voice only
+    def scenario_a(self):
+        secs = self.args.seconds
+        far, media = self.far(secs), self.media(secs)
+        jobs = []
+        for rate in self.rates:
+            for ref_media, label in [(True, "full mix"), (False, "voice only (media outside the engine)")]:
+                s = Scene(rate, far, media, ref_media=ref_media, rir=self.rir)
+                name = f"a-{rate}-{'mix' if ref_media else 'voice'}"
+                jobs.append((rate, label, s, self.submit(s, name, [], "default")))
+        lines = ["### a. Mixed stream: reference = full mix vs voice only",
+                 f"{secs:.0f} s, playout = far-end speech + music at 48 kHz, device delay {DEVICE_DELAY_MS} ms, "
+                 f"no hint; ERLE median over echo-only 1 s windows after {CONVERGE_S:.0f} s.", "",
+                 "| capture | reference | median ERLE | min ERLE | conv. >30 dB | conv. >40 dB | engine delay | source |",
+                 "|---|---|---|---|---|---|---|---|"]
+        for rate, label, s, job in jobs:
+            out, rep = job.result()
+            rows = erle_windows(s, out)
+            post = [e for t, e in rows if t >= CONVERGE_S]
+            sm = rep["summary"]
+            lines.append(f"| {rate // 1000} kHz | {label} | {fmt(median_after(rows))} dB | {fmt(min(post) if post else None)} dB "
+                         f"| {fmt(convergence(rows, 30), 0, ' s')} | {fmt(convergence(rows, 40), 0, ' s')} "
+                         f"| {fmt(sm['finalDelayMs'])} ms (true {s.true_delay_ms:.1f}) | {sm['finalDelaySource']} |")
+        return lines
+
+    # b. delay: hint vs auto
+    def scenario_b(self):
+        secs = self.args.seconds
+        far, media = self.far(secs), self.media(secs)
+        jobs = []
+        for rate in self.rates:
+            for d in [0, 50, 100, 200, 300, 400, 500]:
+                s = Scene(rate, far, media, delay_ms=d, rir=self.rir)
+                name = f"b-{rate}-{d}"
+                hint = str(int(round(s.true_delay_ms)))
+                jobs.append((rate, d, s, self.submit(s, name, ["--delay-ms", hint], "hint"),
+                             self.submit(s, name, [], "auto")))
+        lines = ["### b. Delay: correct hint vs no hint",
+                 f"{secs:.0f} s, full-mix reference. True delay = device delay + direct path ({DIST} m = "
+                 f"{DIST / C * 1000:.2f} ms): a playout sample rendered in block b whose echo is tau samples later in "
+                 f"the mic file has delay tau. Hint = true delay rounded to 1 ms. ERLE median after {CONVERGE_S:.0f} s.", "",
+                 "| capture | device delay | true delay | ERLE hint | ERLE auto | conv. >30 dB auto | estimate auto (source) | est. error | delay changes |",
+                 "|---|---|---|---|---|---|---|---|---|"]
+        for rate, d, s, jh, ja in jobs:
+            oh, rh = jh.result()
+            oa, ra = ja.result()
+            rows_a = erle_windows(s, oa)
+            sa = ra["summary"]
+            lines.append(f"| {rate // 1000} kHz | {d} ms | {s.true_delay_ms:.1f} ms | {fmt(median_after(erle_windows(s, oh)))} dB "
+                         f"| {fmt(median_after(rows_a))} dB | {fmt(convergence(rows_a, 30), 0, ' s')} "
+                         f"| {fmt(sa['finalDelayMs'])} ms ({sa['finalDelaySource']}) "
+                         f"| {sa['finalDelayMs'] - s.true_delay_ms:+.1f} ms | {sa['delayChanges']} |")
+        return lines
+
+    # c. delay jump
+    def scenario_c(self):
+        secs = max(20.0, self.args.seconds)
+        at = secs / 2
+        far, media = self.far(secs), self.media(secs)
+        jobs = []
+        for rate in self.rates:
+            s = Scene(rate, far, media, jump_at_s=at, jump_ms=100, rir=self.rir)
+            jobs.append((rate, s, self.submit(s, f"c-{rate}", [], "auto")))
+        lines = ["### c. Delay jump +100 ms at the middle, no hint",
+                 f"{secs:.0f} s, device delay {DEVICE_DELAY_MS} ms -> {DEVICE_DELAY_MS + 100} ms at t = {at:.0f} s. "
+                 "Per-second ERLE (echo-only windows) and the engine's delay estimate at the end of each second.", ""]
+        for rate, s, job in jobs:
+            out, rep = job.result()
+            rows = dict(erle_windows(s, out))
+            est = {int(round(r["t"])) - 1: r for r in rep["rows"]}
+            t0 = int(at) - 3
+            secs_shown = [t for t in range(t0, int(secs))]
+            lines.append(f"**{rate // 1000} kHz** (true delay {s.true_delay_ms:.1f} -> {s.true_delay_ms + 100:.1f} ms)")
+            lines.append("")
+            lines.append("| t (s) | " + " | ".join(str(t) for t in secs_shown) + " |")
+            lines.append("|---|" + "---|" * len(secs_shown))
+            lines.append("| ERLE (dB) | " + " | ".join(fmt(rows.get(float(t))) for t in secs_shown) + " |")
+            lines.append("| delay est. (ms) | " + " | ".join(fmt(est[t]['delayMs'], 0) if t in est else "n/a" for t in secs_shown) + " |")
+            back = None
+            after = [(t, e) for t, e in sorted(rows.items()) if t >= int(at)]
+            for idx, (t, e) in enumerate(after):
+                if all(x >= 30 for _, x in after[idx:]):
+                    back = t + 1 - at
+                    break
+            pre = [e for t, e in rows.items() if CONVERGE_S <= t < int(at)]
+            lines.append("")
+            lines.append(f"median ERLE before the jump {fmt(float(np.median(pre)) if pre else None)} dB; back above 30 dB "
+                         f"for good {fmt(back, 0, ' s')} after the jump; resets {rep['summary']['resets']}, "
+                         f"delay changes {rep['summary']['delayChanges']}")
+            lines.append("")
+        return lines
+
+    # d. drift
+    def scenario_d(self):
+        secs = 600.0 if self.args.full else 60.0
+        far, media = self.far(secs), self.media(secs)
+        jobs = []
+        for rate in self.rates:
+            for ppm in [0, 200, -200]:
+                s = Scene(rate, far, media, ppm=ppm, rir=self.rir)
+                name = f"d-{rate}-{ppm}-{int(secs)}"
+                for paced in ([False, True] if ppm else [False]):
+                    extra = ["--clock-ppm", str(ppm)] if paced else []
+                    jobs.append((rate, ppm, paced, s, self.submit(s, name, extra, "paced" if paced else "lockstep")))
+        t_conv = 10.0
+        lines = ["### d. Clock drift between playout and mic",
+                 f"{secs:.0f} s, no hint; mic clock +/-200 ppm relative to the playout clock: the echo is resampled by "
+                 "1 + ppm*1e-6, and with `--clock-ppm` the CLI also interleaves render and capture calls as two devices "
+                 "with that offset would (without it the calls stay in lockstep, so only the acoustic path drifts and "
+                 "the engine's call-count drift follower cannot see it). Engine drift convention: > 0 = playout clock "
+                 "faster, so the expected estimate is -ppm. ERLE median over echo-only windows after "
+                 f"{t_conv:.0f} s; the last-quarter median shows whether it holds.", "",
+                 "| capture | drift | calls | median ERLE | last-quarter ERLE | engine drift est. (expected) | engine delay at end (true) | delay changes | resets |",
+                 "|---|---|---|---|---|---|---|---|---|"]
+        for rate, ppm, paced, s, job in jobs:
+            out, rep = job.result()
+            rows = erle_windows(s, out)
+            last = [e for t, e in rows if t >= 0.75 * secs]
+            sm = rep["summary"]
+            # Lockstep: mic sample m is processed with playout sample m, so the echo
+            # delay grows by ppm*1e-6 per second. Paced: in real time it stays put.
+            end_true = s.true_delay_ms + (0 if paced else ppm * 1e-6 * secs * 1000)
+            lines.append(f"| {rate // 1000} kHz | {ppm:+d} ppm | {'paced' if paced else 'lockstep'} | {fmt(median_after(rows, t_conv))} dB "
+                         f"| {fmt(float(np.median(last)) if last else None)} dB | {fmt(sm['finalDriftPpm'])} ppm ({-ppm if paced else 0:+d}) "
+                         f"| {fmt(sm['finalDelayMs'])} ms ({end_true:.1f}) | {sm['delayChanges']} | {sm['resets']} |")
+        return lines
+
+    # e. double talk
+    def scenario_e(self):
+        from pesq import pesq
+        secs = max(20.0, self.args.seconds)
+        start = 8.0
+        far, media = self.far(secs), self.media(secs)
+        near = self.near(secs, start)
+        configs = [("default (NS + RES)", []), ("--no-res", ["--no-res"]), ("--no-ns (RES alone)", ["--no-ns"]), ("--no-ns --no-res (canceller only)", ["--no-ns", "--no-res"])]
+        jobs = []
+        for rate in self.rates:
+            s = Scene(rate, far, media, near=near, rir=self.rir)
+            name = f"e-{rate}"
+            futs = [(label, self.submit(s, name, extra, f"cfg{i}")) for i, (label, extra) in enumerate(configs)]
+            jobs.append((rate, s, futs))
+        lines = ["### e. Double talk",
+                 f"{secs:.0f} s; near-end talker (espeak-ng en-gb+f3, {NEAR_DBFS:.0f} dBFS at the mic, echo "
+                 f"{ECHO_DBFS:.0f} dBFS) from {start:.0f} s while the far end (speech + music) plays throughout. "
+                 "PESQ WB (16 kHz; 48 kHz downsampled) of the output from the first near-end onset to the end against the "
+                 "clean near-end; segmental SNR of the near-end component over 20 ms frames where the near end is active "
+                 "(clamped to [-10, 35] dB); ERLE over the single-talk windows after the convergence period.", "",
+                 "| capture | settings | PESQ WB | seg. SNR | ERLE single talk | double-talk frames | out vs near-end lag |",
+                 "|---|---|---|---|---|---|---|"]
+        for rate, s, futs in jobs:
+            a = int(start * rate)
+            ref16 = resample(s.near[a:], rate, 16_000)
+            mic16 = resample(s.mic[a:], rate, 16_000)
+            base = pesq(16_000, ref16, mic16, "wb")
+            lines.append(f"| {rate // 1000} kHz | unprocessed mic | {base:.2f} | {fmt(segsnr(s.near, s.mic, rate, a))} dB | - | - | - |")
+            for label, fut in futs:
+                out, rep = fut.result()
+                out16 = resample(out[a:len(s.mic)], rate, 16_000)
+                m = min(len(ref16), len(out16))
+                score = pesq(16_000, ref16[:m], out16[:m], "wb")
+                lines.append(f"| {rate // 1000} kHz | {label} | {score:.2f} | {fmt(segsnr(s.near, out, rate, a))} dB "
+                             f"| {fmt(median_after(erle_windows(s, out)))} dB | {rep['summary']['doubleTalkFrames']} "
+                             f"| {lag_samples(s.near[a:], out[a:len(s.mic)], rate)} samples |")
+        return lines
+
+
+def lag_samples(x, y, rate, max_ms=60):
+    """Lag of y relative to x (samples) at the cross-correlation peak, |lag| <= max_ms."""
+    m = min(len(x), len(y))
+    c = signal.correlate(y[:m], x[:m], mode="full", method="fft")
+    mid = m - 1
+    w = int(max_ms * rate / 1000)
+    seg = c[mid - w:mid + w + 1]
+    return int(np.argmax(np.abs(seg))) - w
+
+
+def segsnr(near, y, rate, start):
+    f = int(0.02 * rate)
+    vals = []
+    thr = (10 ** (NEAR_DBFS / 20)) ** 2 * 10 ** (-25 / 10)     # frames within 25 dB of the talker level
+    for i in range(start, min(len(near), len(y)) - f, f):
+        s = near[i:i + f]
+        ps = np.mean(s ** 2)
+        if ps < thr:
+            continue
+        pe = np.mean((y[i:i + f] - s) ** 2)
+        vals.append(min(35.0, max(-10.0, db(ps) - db(pe))))
+    return float(np.mean(vals)) if vals else None
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.dirname(os.path.dirname(here))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenario", default="a,b,c,d,e", help="comma-separated subset of a,b,c,d,e")
+    ap.add_argument("--full", action="store_true", help="10-minute drift run (d) instead of 60 s")
+    ap.add_argument("--seconds", type=float, default=20.0, help="length of scenarios a, b, c, e (default 20)")
+    ap.add_argument("--rates", default="16000,48000", help="capture rates (default 16000,48000)")
+    ap.add_argument("--cli", help="rtmix-cli binary (default: build it in release mode)")
+    ap.add_argument("--scratch-path", default=os.environ.get("RTMIX_SCRATCH", ".build"),
+                    help="swift build scratch path when building the CLI (default $RTMIX_SCRATCH or .build)")
+    ap.add_argument("--workdir", help="keep generated files here (default: a temporary directory, removed)")
+    ap.add_argument("--jobs", type=int, default=2, help="parallel rtmix-cli runs (default 2)")
+    ap.add_argument("--markdown", help="also write the tables to this file")
+    args = ap.parse_args()
+
+    if shutil.which("espeak-ng") is None:
+        sys.exit("espeak-ng not found: apt-get install espeak-ng")
+    if not args.cli:
+        scratch = args.scratch_path
+        subprocess.run(["swift", "build", "-c", "release", "--scratch-path", scratch, "--product", "rtmix-cli"],
+                       cwd=repo, check=True, stdout=sys.stderr)
+        bindir = subprocess.run(["swift", "build", "-c", "release", "--scratch-path", scratch, "--show-bin-path"],
+                                cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+        args.cli = os.path.join(bindir, "rtmix-cli")
+    keep = args.workdir is not None
+    ev = Eval(args)
+    out = [f"## RTMix AEC evaluation ({'full' if args.full else 'quick'})", "",
+           f"Room {ROOM[0]}x{ROOM[1]}x{ROOM[2]} m (pyroomacoustics, RT60 {RT60} s), loudspeaker {DIST} m from the mic, "
+           f"echo {ECHO_DBFS:.0f} dBFS RMS, noise {NOISE_DBFS:.0f} dBFS, playout 48 kHz mono float, 10 ms lockstep frames, "
+           f"tail 200 ms, CLI defaults (NS + residual-echo suppression on).", ""]
+    try:
+        for sc in [s.strip() for s in args.scenario.split(",") if s.strip()]:
+            fn = getattr(ev, f"scenario_{sc}", None)
+            if fn is None:
+                sys.exit(f"unknown scenario '{sc}'")
+            print(f"scenario {sc} ...", file=sys.stderr)
+            out += fn() + [""]
+    finally:
+        ev.pool.shutdown()
+        if not keep:
+            shutil.rmtree(ev.work, ignore_errors=True)
+    text = "\n".join(out)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
