@@ -992,7 +992,7 @@ final class CProgram {
         let st = checkName(rtmix_status_string(code), "status_string(\(code))")
         check((st == "unknown status") == !documentedStatuses.contains(code), "status_string(\(code)) = \(st)")
         let ev = checkName(rtmix_event_name(code), "event_name(\(code))")
-        check((ev == "unknown") == !(0...7).contains(code), "event_name(\(code)) = \(ev)")
+        check((ev == "unknown") == !(0...11).contains(code), "event_name(\(code)) = \(ev)")  // 8...11: capture
         check(rtmix_version() == 0x000100, "version \(rtmix_version())")
     }
 
