@@ -977,9 +977,17 @@ final class CProgram {
                 if s != 0 { break }
                 let e = boxed.value
                 check(boxed.size == size, "next_event changed size")
-                check((0...7).contains(e.type), "event type \(e.type)")
+                check((0...11).contains(e.type), "event type \(e.type)")
                 check(e.source == 0 || m.everIssued.contains(e.source), "event for unknown source \(e.source)")
-                check(e.frame_time <= m.framesRendered, "event frame_time \(e.frame_time) > rendered \(m.framesRendered)")
+                if (8...11).contains(e.type) {
+                    // Capture events: engine-wide, capture on, frame_time in capture frames.
+                    check(m.captureOn && e.source == 0, "capture event \(e.type) (capture on: \(m.captureOn))")
+                    check(e.frame_time <= m.captureFrames,
+                          "capture event frame_time \(e.frame_time) > captured \(m.captureFrames)")
+                } else {
+                    check(e.frame_time <= m.framesRendered,
+                          "event frame_time \(e.frame_time) > rendered \(m.framesRendered)")
+                }
                 _ = checkName(rtmix_event_name(e.type), "event_name")
                 if e.type == 0 { break }
             }
