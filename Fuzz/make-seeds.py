@@ -47,6 +47,25 @@ write('FuzzEngineC', 'seed-c-basic', [2] + engine_program(False))
 write('FuzzEngineC', 'seed-c-44k-best', [3] + engine_program(False, rate_sel=1, quality=2))
 write('FuzzEngineC', 'seed-mirror', [1] + engine_program(True))
 write('FuzzEngineC', 'seed-mirror-hot', [9] + engine_program(True, rate_sel=4))
+# Capture: create with mask 0x200 (capture rate 16 kHz idx 0, mono idx 0,
+# tail 200 idx 0, switches 3), add a 16 kHz call voice, then rounds of push
+# 160 / render 480 / capture 160 (f32, op 20; s16, op 21) and hints/publish
+# gains (op 22: ms idx, domain idx, gain f32 idx, which).
+def capture_program(rate_idx=0, chan_idx=0):
+    p = [0, 0] + u16(0x0200) + [rate_idx, chan_idx, 0, 3]
+    p += [2, 0, 0, 2, 1, 0]
+    p += [22, 0, 0, 0, 4, 0]                              # delay hint 40 ms
+    p += [22, 0, 0, 0, 4, 1]                              # publish gain 0.5
+    for k in range(12):
+        p += [5, 0, 0, 0] + u32(1) + [3] + u16(160) + [1] + u32(0x3000 + k)
+        p += [8, 0, 0, 3, 3] + u16(480)
+        p += [20 + (k % 2), 0, 3, 3] + u16(160) + [k % 2] + u32(0x4000 + k)
+    p += [20, 0, 1, 0, 0] + u32(5)                        # max_frames + 1
+    p += [22, 0, 5, 2, 12, 2]                             # bad hint, NULLs
+    p += [14, 0] + u32(99)
+    return p
+write('FuzzEngineC', 'seed-capture-16k', [2] + capture_program())
+write('FuzzEngineC', 'seed-capture-48k-stereo', [2] + capture_program(1, 1))
 # Swift API: mode 0; config mask 0; add (op 0) media(bool 0) 48k stereo, no extras; push; render.
 swift = [0, 0]
 swift += [0, 0, 0, 0, 0, 0, 0]

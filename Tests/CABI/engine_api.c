@@ -10,7 +10,9 @@
 #define _POSIX_C_SOURCE 200809L /* nanosleep for the idle-retire check */
 #include "rtmix.h"
 
+#include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1287,6 +1289,775 @@ static void test_output_format(void) {
     rtmix_engine_destroy(e);
 }
 
+/* ---------------------------------------------------------------- capture */
+
+static rtmix_engine *make_capture_engine(uint32_t rate, uint32_t channels, uint32_t max_frames,
+                                         uint32_t capture_rate, uint32_t capture_channels,
+                                         uint32_t aec_tail_ms, int suppression) {
+    rtmix_engine_config cfg;
+    rtmix_engine *e = NULL;
+    int32_t st;
+    rtmix_engine_config_init(&cfg);
+    cfg.sample_rate = rate;
+    cfg.channels = channels;
+    cfg.max_frames = max_frames;
+    cfg.max_sources = 8;
+    cfg.capture_rate = capture_rate;
+    cfg.capture_channels = capture_channels;
+    cfg.aec_tail_ms = aec_tail_ms;
+    cfg.noise_suppression = suppression;
+    cfg.echo_suppression = suppression;
+    cfg.agc = 0;
+    st = rtmix_engine_create(&cfg, &e);
+    if (st != RTMIX_OK) {
+        printf("FATAL: cannot create capture engine %u Hz/%u ch, capture %u Hz/%u ch: %d\n", rate,
+               channels, capture_rate, capture_channels, (int)st);
+        exit(2);
+    }
+    return e;
+}
+
+static void test_capture_config(void) {
+    rtmix_engine_config base, c, got;
+    rtmix_engine *e = NULL;
+
+    SECTION("capture_config");
+    rtmix_engine_config_init(&base);
+    /* Defaults: capture off, mono, 200 ms tail, suppression on, no AGC. */
+    CHECK_U64(base.capture_rate, 0);
+    CHECK_U64(base.capture_channels, 1);
+    CHECK_U64(base.aec_tail_ms, 200);
+    CHECK_U64(base.noise_suppression, 1);
+    CHECK_U64(base.echo_suppression, 1);
+    CHECK_U64(base.agc, 0);
+    base.capture_rate = 16000;
+
+#define TRY_CAPTURE(field, value, want)                                        \
+    do {                                                                       \
+        c = base;                                                              \
+        c.field = (value);                                                     \
+        expect_create(&c, (want), "capture: " #field " = " #value);            \
+    } while (0)
+
+    TRY_CAPTURE(capture_rate, 7999, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_CAPTURE(capture_rate, 48001, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_CAPTURE(capture_rate, 22, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_CAPTURE(capture_rate, 96000, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_CAPTURE(capture_rate, 0xFFFFFFFFu, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_CAPTURE(capture_channels, 0, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_CAPTURE(capture_channels, 3, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_CAPTURE(aec_tail_ms, 5, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_CAPTURE(aec_tail_ms, 9, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_CAPTURE(aec_tail_ms, 1001, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_CAPTURE(aec_tail_ms, 0xFFFFFFFFu, RTMIX_ERR_INVALID_ARGUMENT);
+    /* Valid boundaries and switches. */
+    TRY_CAPTURE(capture_rate, 8000, RTMIX_OK);
+    TRY_CAPTURE(capture_rate, 11025, RTMIX_OK);
+    TRY_CAPTURE(capture_rate, 44100, RTMIX_OK);
+    TRY_CAPTURE(capture_rate, 48000, RTMIX_OK);
+    TRY_CAPTURE(capture_channels, 2, RTMIX_OK);
+    TRY_CAPTURE(aec_tail_ms, 0, RTMIX_OK);
+    TRY_CAPTURE(aec_tail_ms, 10, RTMIX_OK);
+    TRY_CAPTURE(aec_tail_ms, 1000, RTMIX_OK);
+    TRY_CAPTURE(noise_suppression, 0, RTMIX_OK);
+    TRY_CAPTURE(echo_suppression, 0, RTMIX_OK);
+    TRY_CAPTURE(agc, 1, RTMIX_OK);
+#undef TRY_CAPTURE
+    /* Extreme output rates with capture: the tap converts 8..192 kHz. */
+    c = base;
+    c.sample_rate = 8000;
+    c.capture_rate = 48000;
+    expect_create(&c, RTMIX_OK, "capture: 8 kHz output, 48 kHz capture");
+    c.sample_rate = 192000;
+    c.capture_rate = 8000;
+    expect_create(&c, RTMIX_OK, "capture: 192 kHz output, 8 kHz capture");
+
+    /* get_config reports the capture fields. */
+    c = base;
+    c.capture_rate = 32000;
+    c.capture_channels = 2;
+    c.aec_tail_ms = 300;
+    c.noise_suppression = 0;
+    c.echo_suppression = 1;
+    c.agc = 1;
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_OK);
+    if (e != NULL) {
+        rtmix_engine_config_init(&got);
+        CHECK_ST(rtmix_engine_get_config(e, &got), RTMIX_OK);
+        CHECK_U64(got.capture_rate, 32000);
+        CHECK_U64(got.capture_channels, 2);
+        CHECK_U64(got.aec_tail_ms, 300);
+        CHECK_U64(got.noise_suppression, 0);
+        CHECK_U64(got.echo_suppression, 1);
+        CHECK_U64(got.agc, 1);
+        /* A v0 (36-byte) caller gets the v0 fields only. */
+        memset(&got, 0x5A, sizeof got);
+        got.size = 36;
+        CHECK_ST(rtmix_engine_get_config(e, &got), RTMIX_OK);
+        CHECK_U64(got.sample_rate, 48000);
+        CHECK_U64(got.capture_rate, 0x5A5A5A5Au);
+        rtmix_engine_destroy(e);
+        e = NULL;
+    }
+
+    /* A v0 (36-byte) config: the capture fields past its size are not
+     * read, capture stays off even if the memory behind says 16000. */
+    SECTION("capture_v0_config");
+    c = base;
+    c.size = 36;
+    c.capture_rate = 16000; /* beyond size: must be ignored */
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_OK);
+    if (e != NULL) {
+        float mic[160] = {0}, out[160];
+        rtmix_engine_stats es;
+        int i, zero = 1;
+        for (i = 0; i < 160; i++) out[i] = 0.5f;
+        CHECK_ST(rtmix_capture_process_f32(e, mic, out, 160), RTMIX_ERR_BAD_STATE);
+        for (i = 0; i < 160; i++) zero &= out[i] == 0.0f;
+        CHECK(zero);
+        CHECK_ST(rtmix_set_stream_delay_ms(e, 40), RTMIX_ERR_BAD_STATE);
+        CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, 0.5f), RTMIX_ERR_BAD_STATE);
+        rtmix_engine_config_init(&got);
+        CHECK_ST(rtmix_engine_get_config(e, &got), RTMIX_OK);
+        CHECK_U64(got.capture_rate, 0);
+        es = engine_stats(e);
+        CHECK_U64(es.capture_calls, 0);
+        CHECK_U64(es.capture_rate, 0);
+        rtmix_engine_destroy(e);
+        e = NULL;
+    }
+
+    /* Capture off with an out-of-range capture_channels: either create
+     * refuses it, or a refused capture call writes no more than the
+     * largest legal layout (frames x 2). Today create accepts it and the
+     * BAD_STATE zero-fill writes frames x capture_channels samples. */
+    SECTION("capture_off_channels");
+    c = base;
+    c.capture_rate = 0;
+    c.capture_channels = 3;
+    {
+        int32_t st = rtmix_engine_create(&c, &e);
+        CHECK(st == RTMIX_OK || st == RTMIX_ERR_UNSUPPORTED_FORMAT);
+        if (st == RTMIX_OK && e != NULL) {
+            float mic[64] = {0}, out[64];
+            int i, beyond = 0;
+            for (i = 0; i < 64; i++) out[i] = 7.0f;
+            CHECK_ST(rtmix_capture_process_f32(e, mic, out, 16), RTMIX_ERR_BAD_STATE);
+            for (i = 32; i < 64; i++) beyond += out[i] != 7.0f;
+            if (beyond != 0) printf("  capture off, capture_channels 3: %d samples written past frames x 2\n", beyond);
+            CHECK(beyond == 0);
+            rtmix_engine_destroy(e);
+            e = NULL;
+        }
+    }
+}
+
+static void test_capture_args(void) {
+    rtmix_engine *e = make_capture_engine(48000, 2, 480, 16000, 1, 200, 1);
+    rtmix_engine *off = make_engine(48000, 2, 480, 4);
+    static float mic[1024], out[1024];
+    static int16_t mic16[1024], out16[1024];
+    rtmix_engine_stats es;
+    float g;
+    int i, ok;
+
+    SECTION("capture_args");
+    for (i = 0; i < 1024; i++) {
+        mic[i] = 0.1f;
+        mic16[i] = 1000;
+    }
+    /* NULL engine / mic / out. */
+    CHECK_ST(rtmix_capture_process_f32(NULL, mic, out, 160), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_capture_process_f32(e, NULL, out, 160), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_capture_process_f32(e, mic, NULL, 160), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_capture_process_s16(NULL, mic16, out16, 160), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_capture_process_s16(e, NULL, out16, 160), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_capture_process_s16(e, mic16, NULL, 160), RTMIX_ERR_INVALID_ARGUMENT);
+    /* frames 0. */
+    CHECK_ST(rtmix_capture_process_f32(e, mic, out, 0), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_capture_process_s16(e, mic16, out16, 0), RTMIX_ERR_INVALID_ARGUMENT);
+    /* frames > max_frames: out untouched. */
+    for (i = 0; i < 1024; i++) out[i] = 0.75f;
+    for (i = 0; i < 1024; i++) out16[i] = 1234;
+    CHECK_ST(rtmix_capture_process_f32(e, mic, out, 481), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK_ST(rtmix_capture_process_s16(e, mic16, out16, 481), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK_ST(rtmix_capture_process_f32(e, mic, out, 0xFFFFFFFFu), RTMIX_ERR_TOO_MANY_FRAMES);
+    ok = 1;
+    for (i = 0; i < 1024; i++) ok &= out[i] == 0.75f && out16[i] == 1234;
+    CHECK(ok);
+    /* Nothing was counted. */
+    es = engine_stats(e);
+    CHECK_U64(es.capture_calls, 0);
+    CHECK_U64(es.capture_frames, 0);
+    CHECK_U64(es.capture_rate, 16000);
+    /* The largest legal call works. */
+    CHECK_ST(rtmix_capture_process_f32(e, mic, out, 480), RTMIX_OK);
+    CHECK(all_finite_in_range(out, 480));
+
+    /* Capture off: BAD_STATE, out zero-filled (f32 and s16). */
+    SECTION("capture_off");
+    for (i = 0; i < 1024; i++) out[i] = 0.75f;
+    for (i = 0; i < 1024; i++) out16[i] = 1234;
+    CHECK_ST(rtmix_capture_process_f32(off, mic, out, 160), RTMIX_ERR_BAD_STATE);
+    CHECK_ST(rtmix_capture_process_s16(off, mic16, out16, 160), RTMIX_ERR_BAD_STATE);
+    ok = 1;
+    for (i = 0; i < 160; i++) ok &= out[i] == 0.0f && out16[i] == 0;
+    CHECK(ok);
+    ok = 1; /* and nothing past frames x capture_channels (1) */
+    for (i = 160; i < 1024; i++) ok &= out[i] == 0.75f && out16[i] == 1234;
+    CHECK(ok);
+    CHECK_ST(rtmix_capture_process_f32(off, mic, out, 481), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK_ST(rtmix_capture_process_f32(off, mic, out, 0), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_set_stream_delay_ms(off, 40), RTMIX_ERR_BAD_STATE);
+    CHECK_ST(rtmix_set_stream_delay_ms(off, -2), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_publish_gain(off, RTMIX_DOMAIN_MEDIA, 0.5f), RTMIX_ERR_BAD_STATE);
+    CHECK_ST(rtmix_domain_set_publish_gain(off, RTMIX_DOMAIN_CALL, 0.5f), RTMIX_ERR_INVALID_ARGUMENT);
+    g = -1.0f;
+    CHECK_ST(rtmix_domain_get_publish_gain(off, RTMIX_DOMAIN_MEDIA, &g), RTMIX_OK);
+    CHECK(g == 0.0f);
+    es = engine_stats(off);
+    CHECK_U64(es.capture_calls, 0);
+    CHECK_U64(es.capture_rate, 0);
+    CHECK(es.aec_delay_source == RTMIX_DELAY_SOURCE_NONE);
+
+    /* Stream delay: range -1..1000; bad values change nothing. */
+    SECTION("stream_delay");
+    CHECK_ST(rtmix_set_stream_delay_ms(NULL, 40), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_set_stream_delay_ms(e, 40), RTMIX_OK);
+    CHECK_ST(rtmix_capture_process_f32(e, mic, out, 160), RTMIX_OK); /* applies the hint */
+    es = engine_stats(e);
+    CHECK(es.aec_delay_source == RTMIX_DELAY_SOURCE_HINT);
+    CHECK(fabsf(es.aec_delay_ms - 40.0f) < 0.01f);
+    CHECK_ST(rtmix_set_stream_delay_ms(e, -2), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_set_stream_delay_ms(e, 1001), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_set_stream_delay_ms(e, INT32_MIN), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_set_stream_delay_ms(e, INT32_MAX), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_capture_process_f32(e, mic, out, 160), RTMIX_OK);
+    es = engine_stats(e);
+    CHECK(es.aec_delay_source == RTMIX_DELAY_SOURCE_HINT);
+    CHECK(fabsf(es.aec_delay_ms - 40.0f) < 0.01f);
+    CHECK_U64(es.aec_delay_changes, 0);
+    /* Within 4 ms of the applied hint: no change. */
+    CHECK_ST(rtmix_set_stream_delay_ms(e, 43), RTMIX_OK);
+    CHECK_ST(rtmix_capture_process_f32(e, mic, out, 160), RTMIX_OK);
+    es = engine_stats(e);
+    CHECK(fabsf(es.aec_delay_ms - 40.0f) < 0.01f);
+    /* Boundaries are accepted; a new hint moves the delay (and counts). */
+    CHECK_ST(rtmix_set_stream_delay_ms(e, 1000), RTMIX_OK);
+    CHECK_ST(rtmix_capture_process_f32(e, mic, out, 160), RTMIX_OK);
+    es = engine_stats(e);
+    CHECK(fabsf(es.aec_delay_ms - 1000.0f) < 0.01f);
+    CHECK_U64(es.aec_delay_changes, 1);
+    CHECK_ST(rtmix_set_stream_delay_ms(e, 0), RTMIX_OK);
+    CHECK_ST(rtmix_set_stream_delay_ms(e, -1), RTMIX_OK); /* unknown */
+
+    /* Publish gain: MEDIA only, 0..RTMIX_MAX_GAIN. */
+    SECTION("publish_gain");
+    g = -1.0f;
+    CHECK_ST(rtmix_domain_get_publish_gain(e, RTMIX_DOMAIN_MEDIA, &g), RTMIX_OK);
+    CHECK(g == 0.0f); /* default */
+    CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, 0.5f), RTMIX_OK);
+    CHECK_ST(rtmix_domain_get_publish_gain(e, RTMIX_DOMAIN_MEDIA, &g), RTMIX_OK);
+    CHECK(g == 0.5f);
+    CHECK_ST(rtmix_domain_set_publish_gain(NULL, RTMIX_DOMAIN_MEDIA, 0.25f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_CALL, 0.25f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_CALL, 0.0f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_publish_gain(e, (rtmix_domain)2, 0.25f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_publish_gain(e, (rtmix_domain)-1, 0.25f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, NAN), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, INFINITY), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, -INFINITY), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, -0.01f), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, RTMIX_MAX_GAIN * 1.001f),
+             RTMIX_ERR_INVALID_ARGUMENT);
+    g = -1.0f;
+    CHECK_ST(rtmix_domain_get_publish_gain(e, RTMIX_DOMAIN_MEDIA, &g), RTMIX_OK);
+    CHECK(g == 0.5f); /* unchanged by every refused call */
+    CHECK_ST(rtmix_domain_get_publish_gain(e, RTMIX_DOMAIN_CALL, &g), RTMIX_OK);
+    CHECK(g == 0.0f);
+    CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, RTMIX_MAX_GAIN), RTMIX_OK);
+    CHECK_ST(rtmix_domain_get_publish_gain(e, RTMIX_DOMAIN_MEDIA, &g), RTMIX_OK);
+    CHECK(g == RTMIX_MAX_GAIN);
+    CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, 0.0f), RTMIX_OK);
+    CHECK_ST(rtmix_domain_get_publish_gain(e, RTMIX_DOMAIN_MEDIA, &g), RTMIX_OK);
+    CHECK(g == 0.0f);
+    CHECK_ST(rtmix_domain_get_publish_gain(NULL, RTMIX_DOMAIN_MEDIA, &g), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_get_publish_gain(e, RTMIX_DOMAIN_MEDIA, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_domain_get_publish_gain(e, (rtmix_domain)2, &g), RTMIX_ERR_INVALID_ARGUMENT);
+    rtmix_engine_destroy(e);
+    rtmix_engine_destroy(off);
+}
+
+/* Canceller and suppression off: the capture path is a pass-through (the
+ * int16 conversion is the only change), so s16 round-trips bit-exact. */
+static void test_capture_passthrough(void) {
+    rtmix_engine *e = make_capture_engine(48000, 2, 1024, 16000, 1, 0, 0);
+    rtmix_engine *st2 = make_capture_engine(16000, 1, 1024, 16000, 2, 0, 0);
+    static int16_t mic16[1024 * 2], out16[1024 * 2];
+    static float mic[1024 * 2], out[1024 * 2];
+    rtmix_engine_stats es;
+    rtmix_event ev;
+    int i, k, ok;
+
+    SECTION("capture_s16_roundtrip");
+    ok = 1;
+    {
+        int near = 1, first_bad = -1;
+        for (k = 0; k < 20; k++) {
+            for (i = 0; i < 160; i++) mic16[i] = (int16_t)((k * 160 + i) * 37 % 65536 - 32768);
+            mic16[0] = -32768;
+            mic16[1] = 32767;
+            CHECK_ST(rtmix_capture_process_s16(e, mic16, out16, 160), RTMIX_OK);
+            for (i = 0; i < 160; i++) {
+                if (out16[i] != mic16[i] && first_bad < 0) {
+                    first_bad = i;
+                    printf("  s16 round trip: in %d -> out %d\n", mic16[i], out16[i]);
+                }
+                ok &= out16[i] == mic16[i];
+                near &= abs(out16[i] - mic16[i]) <= 1;
+            }
+        }
+        CHECK(near); /* within 1 LSB */
+    }
+    CHECK(ok); /* bit-exact: in is /32768, out must be x32768 (not x32767) */
+    es = engine_stats(e);
+    CHECK_U64(es.capture_calls, 20);
+    CHECK_U64(es.capture_frames, 20 * 160);
+    CHECK_U64(es.capture_rate, 16000);
+    CHECK_U64(es.capture_latency_frames, 0); /* 10 ms calls, no preprocessor */
+    CHECK_U64(es.capture_nonfinite_samples, 0);
+    CHECK_U64(es.capture_calls_without_reference, 20); /* render never ran */
+    CHECK(es.aec_delay_source == RTMIX_DELAY_SOURCE_NONE);
+
+    /* Events: render never ran -> one REFERENCE_MISSING for the episode. */
+    SECTION("capture_events");
+    CHECK(strcmp(rtmix_event_name(RTMIX_EVENT_ECHO_PATH_CHANGED), "echo_path_changed") == 0);
+    CHECK(strcmp(rtmix_event_name(RTMIX_EVENT_CANCELLER_RESET), "canceller_reset") == 0);
+    CHECK(strcmp(rtmix_event_name(RTMIX_EVENT_REFERENCE_MISSING), "reference_missing") == 0);
+    CHECK(strcmp(rtmix_event_name(RTMIX_EVENT_DRIFT_OUT_OF_RANGE), "drift_out_of_range") == 0);
+    CHECK(strcmp(rtmix_event_name(12), "unknown") == 0);
+    CHECK(strcmp(rtmix_event_name(-1), "unknown") == 0);
+    rtmix_event_init(&ev);
+    CHECK_ST(rtmix_engine_next_event(e, &ev), RTMIX_OK);
+    CHECK_U64(ev.type, RTMIX_EVENT_REFERENCE_MISSING);
+    CHECK_U64(ev.source, 0);
+    CHECK_U64(ev.frame_time, 0); /* header: capture frames processed before the (first) call */
+    CHECK(ev.value > 0);
+    CHECK_ST(rtmix_engine_next_event(e, &ev), RTMIX_OK);
+    CHECK_U64(ev.type, RTMIX_EVENT_NONE); /* once per episode */
+
+    /* f32 in place (out == mic): the int16 quantisation only. */
+    SECTION("capture_f32_in_place");
+    ok = 1;
+    for (i = 0; i < 160; i++) mic[i] = 0.5f * sinf((float)i * 0.1f);
+    memcpy(out, mic, 160 * sizeof(float));
+    CHECK_ST(rtmix_capture_process_f32(e, out, out, 160), RTMIX_OK);
+    for (i = 0; i < 160; i++) ok &= fabsf(out[i] - mic[i]) <= 1.0f / 32768.0f;
+    CHECK(ok);
+
+    /* A call size that is not a multiple of 10 ms adds one 10 ms frame of
+     * latency, once; the output is the input delayed by exactly that. */
+    SECTION("capture_latency");
+    {
+        static int16_t sent[16000];
+        int16_t got[100];
+        int n = 0, lat;
+        ok = 1;
+        for (k = 0; k < 40; k++) {
+            for (i = 0; i < 100; i++) {
+                sent[n + i] = (int16_t)((n + i) * 13 % 20000 - 10000);
+            }
+            CHECK_ST(rtmix_capture_process_s16(e, sent + n, got, 100), RTMIX_OK);
+            es = engine_stats(e);
+            lat = (int)es.capture_latency_frames;
+            if (lat != 160) ok = 0;
+            for (i = 0; i < 100; i++) {
+                int src = n + i - lat;
+                if (src >= 0 && got[i] != sent[src]) ok = 0;
+            }
+            n += 100;
+        }
+        CHECK(ok);
+        CHECK_U64(es.capture_latency_frames, 160);
+    }
+
+    /* Stereo capture: every output channel carries the (mono) voice. */
+    SECTION("capture_stereo");
+    ok = 1;
+    for (k = 0; k < 5; k++) {
+        for (i = 0; i < 160; i++) {
+            mic16[2 * i] = (int16_t)(i * 100 - 8000);
+            mic16[2 * i + 1] = (int16_t)(i * 100 - 8000);
+        }
+        CHECK_ST(rtmix_capture_process_s16(st2, mic16, out16, 160), RTMIX_OK);
+        for (i = 0; i < 160; i++) ok &= out16[2 * i] == mic16[2 * i] && out16[2 * i + 1] == mic16[2 * i];
+    }
+    CHECK(ok);
+    rtmix_engine_destroy(e);
+    rtmix_engine_destroy(st2);
+}
+
+/* NaN/Inf microphone samples never reach `out` and are counted. */
+static void test_capture_nonfinite(void) {
+    static const uint32_t chans[2] = {1, 2};
+    static float mic[480 * 2], out[480 * 2];
+    static int16_t out16[480 * 2];
+    int c, k, i, ok;
+
+    SECTION("capture_nonfinite");
+    for (c = 0; c < 2; c++) {
+        uint32_t ch = chans[c];
+        rtmix_engine *e = make_capture_engine(48000, 2, 480, 48000, ch, 200, 1);
+        rtmix_source_id s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 0);
+        static float src[480 * 2], play[480 * 2];
+        unsigned long long bad = 0;
+        rtmix_engine_stats es;
+        CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, RTMIX_MAX_GAIN), RTMIX_OK);
+        ok = 1;
+        for (k = 0; k < 100; k++) {
+            for (i = 0; i < 480 * 2; i++) src[i] = 0.9f * sinf((float)(k * 960 + i) * 0.01f);
+            rtmix_source_push_f32(e, s, src, 480, NULL);
+            CHECK_ST(rtmix_render_f32(e, play, 480), RTMIX_OK);
+            for (i = 0; i < (int)(480 * ch); i++) {
+                switch ((k * 7 + i) % 11) {
+                case 0: mic[i] = NAN; bad++; break;
+                case 1: mic[i] = INFINITY; bad++; break;
+                case 2: mic[i] = -INFINITY; bad++; break;
+                case 3: mic[i] = FLT_MAX; break;
+                case 4: mic[i] = -FLT_MAX; break;
+                case 5: mic[i] = 1e30f; break;
+                default: mic[i] = play[i % 960]; break;
+                }
+            }
+            if (k % 2 == 0) {
+                if (rtmix_capture_process_f32(e, mic, out, 480) != RTMIX_OK) ok = 0;
+                if (!all_finite_in_range(out, 480 * ch)) ok = 0;
+            } else {
+                if (rtmix_capture_process_f32(e, mic, mic, 480) != RTMIX_OK) ok = 0; /* in place */
+                if (!all_finite_in_range(mic, 480 * ch)) ok = 0;
+            }
+        }
+        CHECK(ok);
+        es = engine_stats(e);
+        CHECK_U64(es.capture_nonfinite_samples, bad);
+        CHECK(isfinite(es.aec_erle_db) && isfinite(es.aec_delay_ms) && isfinite(es.aec_drift_ppm));
+        CHECK(isfinite(es.aec_estimated_delay_ms) && isfinite(es.aec_estimate_confidence));
+        /* s16 after the abuse: still fine. */
+        {
+            static int16_t m16[480 * 2];
+            for (i = 0; i < (int)(480 * ch); i++) m16[i] = (int16_t)(i % 2 ? 32767 : -32768);
+            CHECK_ST(rtmix_capture_process_s16(e, m16, out16, 480), RTMIX_OK);
+        }
+        rtmix_engine_destroy(e);
+    }
+}
+
+/* Far end: `kind` 0 = white noise (pushed at 16 kHz), 1 = a 440 Hz tone.
+ * The room: the engine's (left) output, delayed by `delay_ms` and halved,
+ * reaches a 16 kHz microphone (taken as every r-th output sample: the
+ * played signal is band-limited to 8 kHz). Render and capture run in
+ * lockstep (10 ms each, render first, as a duplex callback). Returns the
+ * measured ERLE in dB over the last second; fills *stats. `hint_ms` < 0:
+ * no hint; `move_at` > 0: at that 10 ms block the room delay changes to
+ * `delay2_ms` and (if hint_ms >= 0) the hint follows. */
+static double echo_run(uint32_t rate, uint32_t channels, int kind, int hint_ms, int delay_ms,
+                       int blocks, int move_at, int delay2_ms, rtmix_engine_stats *stats) {
+    rtmix_engine *e = make_capture_engine(rate, channels, 1024, 16000, 1, 200, 1);
+    rtmix_source_id s = add_source(e, RTMIX_DOMAIN_CALL, 16000, 1, 0);
+    uint32_t r = rate / 16000, rb = rate / 100;
+    static float line[48 * 1000 * 20]; /* 20 s of output at 48 kHz */
+    static float src[160], play[480 * 2], mic[160], out[160];
+    double pin = 0, pout = 0;
+    long played = 0, heard = 0;
+    unsigned lcg = 12345u;
+    int k, i, d = delay_ms, ok = 1;
+
+    if (hint_ms >= 0) CHECK_ST(rtmix_set_stream_delay_ms(e, hint_ms), RTMIX_OK);
+    for (k = 0; k < blocks; k++) {
+        if (move_at > 0 && k == move_at) {
+            d = delay2_ms;
+            if (hint_ms >= 0) CHECK_ST(rtmix_set_stream_delay_ms(e, delay2_ms), RTMIX_OK);
+        }
+        for (i = 0; i < 160; i++) {
+            if (kind == 0) {
+                lcg = lcg * 1664525u + 1013904223u;
+                src[i] = 0.25f * ((float)(lcg >> 8) / 8388608.0f - 1.0f);
+            } else {
+                src[i] = 0.3f * (float)sin(2.0 * 3.14159265358979 * 440.0 * (double)(k * 160 + i) / 16000.0);
+            }
+        }
+        if (rtmix_source_push_f32(e, s, src, 160, NULL) != RTMIX_OK) ok = 0;
+        if (rtmix_render_f32(e, play, rb) != RTMIX_OK) ok = 0;
+        for (i = 0; i < (int)rb && played + i < (long)(sizeof line / sizeof line[0]); i++)
+            line[played + i] = play[i * (int)channels];
+        played += rb;
+        for (i = 0; i < 160; i++) {
+            long at = (long)r * (heard + i - (long)d * 16);
+            mic[i] = at >= 0 ? 0.5f * line[at] : 0.0f;
+        }
+        if (rtmix_capture_process_f32(e, mic, out, 160) != RTMIX_OK) ok = 0;
+        if (!all_finite_in_range(out, 160)) ok = 0;
+        heard += 160;
+        if (k >= blocks - 100) {
+            for (i = 0; i < 160; i++) {
+                pin += (double)mic[i] * mic[i];
+                pout += (double)out[i] * out[i];
+            }
+        }
+    }
+    CHECK(ok);
+    *stats = engine_stats(e);
+    rtmix_engine_destroy(e);
+    return 10.0 * log10(pin / (pout + 1e-20));
+}
+
+static void test_capture_echo(void) {
+    rtmix_engine_stats es;
+    double erle;
+
+    /* 48 kHz stereo output (the tap resamples to 16 kHz), noise far end,
+     * 40 ms echo, correct hint: > 20 dB after 6 s. */
+    SECTION("capture_echo_noise_hint");
+    erle = echo_run(48000, 2, 0, 40, 40, 600, 0, 0, &es);
+    printf("  echo noise 48k->16k, hint 40 ms: measured ERLE %.1f dB, stats %.1f dB, delay %.1f ms (source %d)\n",
+           erle, es.aec_erle_db, es.aec_delay_ms, (int)es.aec_delay_source);
+    CHECK(erle > 20.0);
+    CHECK(es.aec_erle_db > 20.0f);
+    CHECK(es.aec_delay_source == RTMIX_DELAY_SOURCE_HINT);
+    CHECK(fabsf(es.aec_delay_ms - 40.0f) < 0.01f);
+    CHECK_U64(es.capture_calls, 600);
+    CHECK_U64(es.capture_frames, 600 * 160);
+    CHECK(es.capture_calls_without_reference <= 5); /* start-up: the hint puts the feed before the first reference */
+    CHECK_U64(es.capture_reference_overflow_frames, 0);
+    CHECK(fabsf(es.aec_drift_ppm) < 50.0f);
+    CHECK_U64(es.aec_resets, 0);
+    CHECK(es.capture_ns_max > 0);
+
+    /* The same at 16 kHz output (no tap resampler). */
+    SECTION("capture_echo_noise_16k");
+    erle = echo_run(16000, 1, 0, 40, 40, 600, 0, 0, &es);
+    printf("  echo noise 16k, hint 40 ms: measured ERLE %.1f dB, stats %.1f dB\n", erle, es.aec_erle_db);
+    CHECK(erle > 20.0);
+    CHECK(es.aec_erle_db > 20.0f);
+
+    /* Route change: the room delay and the hint move together from 40 to
+     * 100 ms after 5 s; the adapted canceller is kept (header: "Moving
+     * the delay keeps the adapted canceller"), so the last second is
+     * still well cancelled. */
+    SECTION("capture_echo_route_change");
+    erle = echo_run(48000, 2, 0, 40, 40, 600, 500, 100, &es);
+    printf("  echo route change 40 -> 100 ms with hint: measured ERLE %.1f dB, delay %.1f ms\n", erle,
+           es.aec_delay_ms);
+    CHECK(erle > 20.0);
+    CHECK(fabsf(es.aec_delay_ms - 100.0f) < 0.01f);
+    CHECK_U64(es.aec_delay_changes, 1);
+
+    /* A tone far end (the brief's functional check: render a tone, the mic
+     * hears it 40 ms later, the host gives the right hint). */
+    SECTION("capture_echo_tone_hint");
+    erle = echo_run(16000, 1, 1, 40, 40, 600, 0, 0, &es);
+    printf("  echo tone 440 Hz, hint 40 ms: measured ERLE %.1f dB, stats %.1f dB, delay %.1f ms (source %d), "
+           "estimate %.1f ms (confidence %.1f)\n",
+           erle, es.aec_erle_db, es.aec_delay_ms, (int)es.aec_delay_source, es.aec_estimated_delay_ms,
+           es.aec_estimate_confidence);
+    CHECK(erle > 20.0);
+    /* The estimator's own range is 0..600 ms (header). */
+    CHECK(es.aec_delay_ms >= 0.0f && es.aec_delay_ms <= 600.0f);
+
+    /* No hint: the estimator finds the delay; > 20 dB after 6 s. */
+    SECTION("capture_echo_no_hint");
+    erle = echo_run(48000, 2, 0, -1, 40, 600, 0, 0, &es);
+    printf("  echo noise, no hint: measured ERLE %.1f dB, stats %.1f dB, delay %.1f ms (source %d)\n", erle,
+           es.aec_erle_db, es.aec_delay_ms, (int)es.aec_delay_source);
+    CHECK(es.aec_delay_source == RTMIX_DELAY_SOURCE_ESTIMATOR);
+    CHECK(fabsf(es.aec_delay_ms - 40.0f) < 4.0f);
+    CHECK(erle > 20.0);
+}
+
+/* Publish: MEDIA at its publish gain (not its local volume), CALL never. */
+static void test_capture_publish(void) {
+    rtmix_engine *e = make_capture_engine(16000, 1, 1024, 16000, 1, 0, 0);
+    rtmix_source_id m, v;
+    static float f[160], play[160], mic[160], out[160];
+    int i, k;
+    float last = 0;
+
+    SECTION("capture_publish");
+    for (i = 0; i < 160; i++) f[i] = 0.25f;
+    m = add_source(e, RTMIX_DOMAIN_MEDIA, 16000, 1, 0);
+    v = add_source(e, RTMIX_DOMAIN_CALL, 16000, 1, 0);
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_MEDIA, 0.0f), RTMIX_OK); /* local volume 0 */
+    CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, 1.0f), RTMIX_OK);
+    for (k = 0; k < 100; k++) {
+        rtmix_source_push_f32(e, m, f, 160, NULL);
+        CHECK_ST(rtmix_render_f32(e, play, 160), RTMIX_OK);
+        CHECK_ST(rtmix_capture_process_f32(e, mic, out, 160), RTMIX_OK);
+    }
+    last = out[159];
+    CHECK(fabsf(play[159]) < 1e-6f);     /* not heard locally */
+    CHECK(fabsf(last - 0.25f) < 0.01f); /* but published */
+    /* Only CALL playing: nothing published. */
+    CHECK_ST(rtmix_source_remove(e, m), RTMIX_OK);
+    for (k = 0; k < 100; k++) {
+        rtmix_source_push_f32(e, v, f, 160, NULL);
+        CHECK_ST(rtmix_render_f32(e, play, 160), RTMIX_OK);
+        CHECK_ST(rtmix_capture_process_f32(e, mic, out, 160), RTMIX_OK);
+    }
+    CHECK(fabsf(play[159] - 0.25f) < 0.01f); /* heard locally */
+    CHECK(fabsf(out[159]) < 1e-4f);          /* never published */
+    rtmix_engine_destroy(e);
+}
+
+/* The v0 stats struct (112 bytes) works with a capture engine; the
+ * capture fields past its size are not written. */
+static void test_capture_v0_stats(void) {
+    rtmix_engine *e = make_capture_engine(48000, 2, 480, 16000, 1, 200, 1);
+    static float mic[160], out[160];
+    rtmix_engine_stats es;
+
+    SECTION("capture_v0_stats");
+    CHECK_ST(rtmix_capture_process_f32(e, mic, out, 160), RTMIX_OK);
+    memset(&es, 0x77, sizeof es);
+    es.size = 112;
+    CHECK_ST(rtmix_engine_get_stats(e, &es), RTMIX_OK);
+    CHECK_U64(es.size, 112);
+    CHECK_U64(es.sources_removed, 0);
+    CHECK_U64(es.capture_calls, 0x7777777777777777ull);
+    es = engine_stats(e);
+    CHECK_U64(es.capture_calls, 1);
+    rtmix_engine_destroy(e);
+}
+
+/* The output format changes while capture is running (HFP route): the tap
+ * is rebuilt, capture keeps going, output stays finite. */
+static void test_capture_output_format(void) {
+    rtmix_engine *e = make_capture_engine(48000, 2, 1024, 16000, 1, 200, 1);
+    rtmix_source_id s = add_source(e, RTMIX_DOMAIN_CALL, 16000, 1, 0);
+    static float f[160], play[1024 * 2], mic[160], out[160];
+    rtmix_engine_stats es;
+    int i, k, ok = 1;
+
+    SECTION("capture_output_format");
+    for (i = 0; i < 160; i++) f[i] = 0.2f * sinf((float)i * 0.3f);
+    for (k = 0; k < 300; k++) {
+        uint32_t rate = k < 100 ? 48000 : k < 200 ? 16000 : 44100;
+        uint32_t ch = k < 100 ? 2 : 1;
+        if (k == 100) CHECK_ST(rtmix_engine_set_output_format(e, 16000, 1), RTMIX_OK);
+        if (k == 200) CHECK_ST(rtmix_engine_set_output_format(e, 44100, 1), RTMIX_OK);
+        rtmix_source_push_f32(e, s, f, 160, NULL);
+        if (rtmix_render_f32(e, play, rate / 100) != RTMIX_OK) ok = 0;
+        if (!all_finite_in_range(play, rate / 100 * ch)) ok = 0;
+        for (i = 0; i < 160; i++) mic[i] = 0.5f * f[i];
+        if (rtmix_capture_process_f32(e, mic, out, 160) != RTMIX_OK) ok = 0;
+        if (!all_finite_in_range(out, 160)) ok = 0;
+    }
+    CHECK(ok);
+    es = engine_stats(e);
+    CHECK_U64(es.capture_calls, 300);
+    CHECK(es.capture_calls_without_reference <= 2);
+    rtmix_engine_destroy(e);
+}
+
+/* Extreme formats: 192 kHz output -> 8 kHz capture and 8 kHz output ->
+ * 48 kHz stereo capture, with max_frames blocks. */
+static void test_capture_extremes(void) {
+    static const uint32_t fmt[3][3] = {{192000, 8000, 1}, {8000, 48000, 2}, {44100, 44100, 2}};
+    static float play[16384 * 2], mic[16384 * 2], out[16384 * 2];
+    int t, k, i, ok = 1;
+
+    SECTION("capture_extremes");
+    for (t = 0; t < 3; t++) {
+        rtmix_engine *e = make_capture_engine(fmt[t][0], 2, 16384, fmt[t][1], fmt[t][2], 1000, 1);
+        rtmix_source_id s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 1 << 16);
+        CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, 2.0f), RTMIX_OK);
+        for (k = 0; k < 6; k++) {
+            uint32_t rf = k % 2 ? 16384 : 1 + (uint32_t)k * 1000;
+            uint32_t cf = k % 3 ? 16384 : 7 + (uint32_t)k * 333;
+            for (i = 0; i < 16384 * 2; i++) play[i] = 0.5f * sinf((float)i * 0.02f);
+            rtmix_source_push_f32(e, s, play, 16384, NULL);
+            if (rtmix_render_f32(e, play, rf) != RTMIX_OK) ok = 0;
+            for (i = 0; i < (int)(cf * fmt[t][2]); i++) mic[i] = 0.3f * sinf((float)i * 0.05f);
+            if (rtmix_capture_process_f32(e, mic, out, cf) != RTMIX_OK) ok = 0;
+            if (!all_finite_in_range(out, cf * fmt[t][2])) ok = 0;
+        }
+        rtmix_engine_destroy(e);
+    }
+    CHECK(ok);
+}
+
+/* Two threads in a capture call at once: one gets BAD_STATE and a
+ * zero-filled `out`. Both threads hammer one engine with the largest
+ * blocks for up to 3 s and stop once each outcome was seen. */
+struct capture_race {
+    rtmix_engine *e;
+    volatile int stop;
+    int ok_calls;
+    int busy_calls;
+    int bad_fill;
+    int other_status;
+};
+
+static void *capture_race_thread(void *arg) {
+    struct capture_race *r = (struct capture_race *)arg;
+    static float mic[2][8192 * 2];
+    float *out = (float *)malloc(8192 * 2 * sizeof(float));
+    int me = r->ok_calls < 0 ? 1 : 0; /* unused: each thread has its own out */
+    int i;
+    (void)me;
+    if (out == NULL) return NULL;
+    while (!r->stop) {
+        int32_t st;
+        for (i = 0; i < 8192 * 2; i++) out[i] = 0.5f;
+        st = rtmix_capture_process_f32(r->e, mic[0], out, 8192);
+        if (st == RTMIX_OK) {
+            __atomic_add_fetch(&r->ok_calls, 1, __ATOMIC_RELAXED);
+        } else if (st == RTMIX_ERR_BAD_STATE) {
+            int zero = 1;
+            for (i = 0; i < 8192 * 2; i++) zero &= out[i] == 0.0f;
+            __atomic_add_fetch(&r->busy_calls, 1, __ATOMIC_RELAXED);
+            if (!zero) __atomic_add_fetch(&r->bad_fill, 1, __ATOMIC_RELAXED);
+        } else {
+            __atomic_add_fetch(&r->other_status, 1, __ATOMIC_RELAXED);
+        }
+    }
+    free(out);
+    return NULL;
+}
+
+static void test_capture_concurrent(void) {
+    struct capture_race r;
+    pthread_t t1, t2;
+    int waited = 0;
+
+    SECTION("capture_concurrent");
+    memset(&r, 0, sizeof r);
+    r.e = make_capture_engine(48000, 2, 8192, 48000, 2, 1000, 1);
+    if (pthread_create(&t1, NULL, capture_race_thread, &r) != 0 ||
+        pthread_create(&t2, NULL, capture_race_thread, &r) != 0) {
+        printf("FAIL [%s]: pthread_create\n", g_section);
+        g_failed++;
+        return;
+    }
+    while (waited < 3000 && (__atomic_load_n(&r.busy_calls, __ATOMIC_RELAXED) < 3 ||
+                             __atomic_load_n(&r.ok_calls, __ATOMIC_RELAXED) < 3)) {
+        sleep_ms(10);
+        waited += 10;
+    }
+    r.stop = 1;
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    printf("  concurrent capture: %d ok, %d BAD_STATE in %d ms\n", r.ok_calls, r.busy_calls, waited);
+    CHECK(r.ok_calls > 0);
+    CHECK(r.busy_calls > 0); /* the second thread was refused at least once */
+    CHECK_U64(r.bad_fill, 0);
+    CHECK_U64(r.other_status, 0);
+    {
+        rtmix_engine_stats es = engine_stats(r.e);
+        CHECK_U64(es.capture_calls, (unsigned long long)r.ok_calls);
+    }
+    rtmix_engine_destroy(r.e);
+}
+
 int main(void) {
     test_version_and_status();
     test_config_init();
@@ -1305,6 +2076,16 @@ int main(void) {
     test_lockstep();
     test_events();
     test_output_format();
+    test_capture_config();
+    test_capture_args();
+    test_capture_passthrough();
+    test_capture_nonfinite();
+    test_capture_echo();
+    test_capture_publish();
+    test_capture_v0_stats();
+    test_capture_output_format();
+    test_capture_extremes();
+    test_capture_concurrent();
     printf("engine_api: %d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
 }

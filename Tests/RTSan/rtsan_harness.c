@@ -20,12 +20,18 @@
  * gain/mute/domain, stats) happen outside the real-time region; the control
  * thread runs them while the render and producer threads are working.
  *
+ * The capture path (rtmix_capture_process_f32/_s16, rtmix_set_stream_delay_ms,
+ * rtmix_domain_set/get_publish_gain) is proven the same way after the render
+ * proof: see run_capture_proof.
+ *
  * Modes:
  *   (none)            the proof; ends with "rtsan_harness: N passed, M failed"
  *   --negative-malloc a nonblocking function calls malloc: RTSan must abort (43)
  *   --negative-lib    a nonblocking function calls rtmix_engine_get_stats,
  *                     which takes the control lock inside librtmix.so: RTSan
  *                     must abort (43), proving it sees into the library.
+ *   --negative-capture a capture call (passes) then malloc in the same
+ *                     nonblocking function: RTSan must abort (43) on malloc.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "rtmix.h"
@@ -314,6 +320,293 @@ static void *intruder_main(void *arg) {
     return NULL;
 }
 
+/* ------------------------------------------------------------- capture */
+/*
+ * Capture proof: engines at 48 kHz stereo output with capture at 16 kHz
+ * mono (the reference tap resamples 48 -> 16 kHz) and at 48 kHz stereo.
+ * Phase "duplex": one thread renders then captures in the same
+ * nonblocking callback (a duplex device callback), and also moves the
+ * delay hint and the publish gain from inside the region. Phase "split":
+ * capture alone on its own nonblocking thread while another thread
+ * renders (with pauses: capture runs without reference). Meanwhile a
+ * control thread adds/removes sources, changes source/domain/publish
+ * gains and moves the delay hint.
+ */
+
+static int32_t rt_capture_f32(rtmix_engine *e, const float *mic, float *out, uint32_t frames) NONBLOCKING {
+    return rtmix_capture_process_f32(e, mic, out, frames);
+}
+
+static int32_t rt_capture_s16(rtmix_engine *e, const int16_t *mic, int16_t *out, uint32_t frames) NONBLOCKING {
+    return rtmix_capture_process_s16(e, mic, out, frames);
+}
+
+static int32_t rt_set_delay(rtmix_engine *e, int32_t ms) NONBLOCKING {
+    return rtmix_set_stream_delay_ms(e, ms);
+}
+
+static int32_t rt_set_publish(rtmix_engine *e, float g) NONBLOCKING {
+    return rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, g);
+}
+
+static int32_t rt_get_publish(rtmix_engine *e, float *g) NONBLOCKING {
+    return rtmix_domain_get_publish_gain(e, RTMIX_DOMAIN_MEDIA, g);
+}
+
+enum { CAP_MAX = 1024, CAP_ECHO = 48000 };
+
+typedef struct capture_ctx {
+    rtmix_engine *e;
+    uint32_t cap_rate, cap_ch;
+    /* echo line: the played (left) output at 48 kHz; the mic hears it
+     * ~40 ms later. Written and read by the callback thread(s) only. */
+    float line[CAP_ECHO];
+    uint32_t line_pos;
+    float mic[CAP_MAX * 2], out[CAP_MAX * 2];
+    int16_t mic16[CAP_MAX * 2], out16[CAP_MAX * 2];
+    long calls_ok, calls_other, hint_calls, publish_calls, nonfinite_out;
+    uint64_t mic_frames;
+} capture_ctx;
+
+/* Builds the mic block from the echo line (plain arithmetic) and captures.
+ * Inside the real-time region. */
+static int32_t rt_capture_block(capture_ctx *c, uint32_t frames, int use_s16, long round) NONBLOCKING {
+    uint32_t step = 48000 / c->cap_rate; /* 1 or 3 */
+    uint32_t i, k, n = frames * c->cap_ch;
+    int32_t st;
+    for (i = 0; i < frames; i++) {
+        uint32_t at = (c->line_pos + CAP_ECHO - 1920 - (frames - i) * step) % CAP_ECHO;
+        float v = 0.5f * c->line[at] + 0.01f * (float)((round * 131 + i * 17) % 97 - 48) / 48.0f;
+        for (k = 0; k < c->cap_ch; k++) {
+            c->mic[i * c->cap_ch + k] = v;
+            c->mic16[i * c->cap_ch + k] = (int16_t)(v * 32767.0f);
+        }
+    }
+    if (round % 13 == 0) c->mic[0] = NAN;
+    if (round % 17 == 0) c->mic[n - 1] = -INFINITY;
+    if (use_s16) {
+        st = rt_capture_s16(c->e, c->mic16, c->out16, frames);
+    } else {
+        st = rt_capture_f32(c->e, c->mic, c->out, frames);
+        if (st == RTMIX_OK)
+            for (i = 0; i < n; i++)
+                if (!(c->out[i] >= -1.0f && c->out[i] <= 1.0f)) c->nonfinite_out++;
+    }
+    if (st == RTMIX_OK) {
+        c->calls_ok++;
+        c->mic_frames += frames;
+    } else {
+        c->calls_other++;
+    }
+    return st;
+}
+
+/* Copies a rendered block's left channel into the echo line. */
+static void rt_feed_line(capture_ctx *c, const float *outf, uint32_t frames) NONBLOCKING {
+    uint32_t i;
+    for (i = 0; i < frames; i++) {
+        c->line[c->line_pos] = outf[i * CHANNELS];
+        c->line_pos = (c->line_pos + 1) % CAP_ECHO;
+    }
+}
+
+/* One duplex device callback: render `frames` at 48 kHz, then capture the
+ * same duration at the capture rate; every few calls also move the delay
+ * hint and the publish gain (real-time safe by contract). */
+static int32_t rt_duplex(capture_ctx *c, float *outf, uint32_t frames, int use_s16, long round) NONBLOCKING {
+    int32_t st = rt_render_f32(c->e, outf, frames);
+    float g = -1.0f;
+    if (st == RTMIX_OK) rt_feed_line(c, outf, frames);
+    if (round % 7 == 0) {
+        if (rt_set_delay(c->e, (int32_t)(20 + (round / 7) % 5 * 15)) == RTMIX_OK) c->hint_calls++;
+        if (rt_set_delay(c->e, 5000) != RTMIX_ERR_INVALID_ARGUMENT) c->calls_other++;
+    }
+    if (round % 11 == 0) {
+        if (rt_set_publish(c->e, (float)(round % 5) * 0.25f) == RTMIX_OK) c->publish_calls++;
+        if (rt_get_publish(c->e, &g) != RTMIX_OK || !(g >= 0.0f)) c->calls_other++;
+    }
+    return rt_capture_block(c, frames * c->cap_rate / 48000, use_s16, round);
+}
+
+typedef struct capture_control {
+    rtmix_engine *e;
+    long adds, removes, calls, failures;
+} capture_control;
+
+static void *capture_control_main(void *arg) {
+    capture_control *cc = (capture_control *)arg;
+    rtmix_source_id ids[4] = {0, 0, 0, 0};
+    static const uint32_t rates[4] = {16000, 48000, 44100, 8000};
+    float block[882 * 2];
+    long round = 0;
+    int i;
+    for (i = 0; i < 882 * 2; i++) block[i] = 0.3f * sinf((float)i * 0.07f) + 0.05f * (float)(i % 13 - 6) / 6.0f;
+    while (!atomic_load(&g_stop)) {
+        int slot = (int)(round % 4);
+        rtmix_engine_stats es;
+        if (ids[slot] != 0 && round % 5 == 0) {
+            if (rtmix_source_remove(cc->e, ids[slot]) == RTMIX_OK) cc->removes++;
+            else cc->failures++;
+            ids[slot] = 0;
+        }
+        if (ids[slot] == 0) {
+            ids[slot] = add_source(cc->e, slot % 2 ? RTMIX_DOMAIN_MEDIA : RTMIX_DOMAIN_CALL, rates[slot],
+                                   slot == 1 ? 2 : 1, 0);
+            if (ids[slot] != 0) cc->adds++;
+        }
+        for (i = 0; i < 4; i++)
+            if (ids[i] != 0) (void)rtmix_source_push_f32(cc->e, ids[i], block, rates[i] / 100, NULL);
+        if (ids[slot] != 0 && rtmix_source_set_gain(cc->e, ids[slot], (float)(round % 9) / 4.0f) != RTMIX_OK)
+            cc->failures++;
+        if (rtmix_domain_set_gain(cc->e, RTMIX_DOMAIN_MEDIA, (float)(round % 3) * 0.5f) != RTMIX_OK) cc->failures++;
+        if (rtmix_domain_set_publish_gain(cc->e, RTMIX_DOMAIN_MEDIA, (float)(round % 4) * 0.3f) != RTMIX_OK)
+            cc->failures++;
+        if (rtmix_set_stream_delay_ms(cc->e, round % 10 == 0 ? -1 : (int32_t)(30 + round % 40)) != RTMIX_OK)
+            cc->failures++;
+        rtmix_engine_stats_init(&es);
+        if (rtmix_engine_get_stats(cc->e, &es) != RTMIX_OK) cc->failures++;
+        {
+            rtmix_event ev;
+            rtmix_event_init(&ev);
+            while (rtmix_engine_next_event(cc->e, &ev) == RTMIX_OK && ev.type != RTMIX_EVENT_NONE) {
+            }
+        }
+        cc->calls += 6;
+        round++;
+        sleep_us(3000);
+    }
+    return NULL;
+}
+
+/* The "split" phase's capture thread: capture alone, own thread. */
+static void *capture_thread_main(void *arg) {
+    capture_ctx *c = (capture_ctx *)arg;
+    static const uint32_t sizes[] = {160, 100, 7, 480, 1024, 320, 33};
+    long round = 0;
+    while (!atomic_load(&g_stop)) {
+        uint32_t n = sizes[round % (long)(sizeof sizes / sizeof sizes[0])];
+        if (c->cap_rate == 16000 && n > CAP_MAX) n = CAP_MAX;
+        (void)rt_capture_block(c, n, round % 3 == 1, round);
+        round++;
+        sleep_us((long)n * 1000000L / (long)c->cap_rate / 4);
+    }
+    return NULL;
+}
+
+static rtmix_engine *make_capture_engine(uint32_t cap_rate, uint32_t cap_ch) {
+    rtmix_engine_config cfg;
+    rtmix_engine *e = NULL;
+    rtmix_engine_config_init(&cfg);
+    cfg.max_frames = CAP_MAX;
+    cfg.max_sources = 16;
+    cfg.gain_ramp_ms = 5.0f;
+    cfg.capture_rate = cap_rate;
+    cfg.capture_channels = cap_ch;
+    cfg.aec_tail_ms = 200;
+    cfg.agc = 1;
+    if (rtmix_engine_create(&cfg, &e) != RTMIX_OK) {
+        printf("cannot create capture engine\n");
+        exit(2);
+    }
+    return e;
+}
+
+/* Warm-up outside the real-time region: every capture entry point once. */
+static void capture_warm_up(rtmix_engine *e, uint32_t cap_ch) {
+    static float f[CAP_MAX * CHANNELS], o[CAP_MAX * 2];
+    static int16_t s[CAP_MAX * 2], so[CAP_MAX * 2];
+    float g;
+    memset(f, 0, sizeof f);
+    memset(s, 0, sizeof s);
+    (void)cap_ch;
+    CHECK(rtmix_render_f32(e, f, 480) == RTMIX_OK);
+    CHECK(rtmix_capture_process_f32(e, f, o, 160) == RTMIX_OK);
+    CHECK(rtmix_capture_process_s16(e, s, so, 160) == RTMIX_OK);
+    CHECK(rtmix_set_stream_delay_ms(e, 40) == RTMIX_OK);
+    CHECK(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, 0.5f) == RTMIX_OK);
+    CHECK(rtmix_domain_get_publish_gain(e, RTMIX_DOMAIN_MEDIA, &g) == RTMIX_OK && g == 0.5f);
+}
+
+static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
+    static capture_ctx c;
+    static float outf[CAP_MAX * CHANNELS];
+    static const uint32_t blocks[] = {480, 960, 480, 240, 1020, 480, 96};
+    capture_control cc;
+    pthread_t tc, tcap;
+    rtmix_engine_stats es;
+    long i, render_ok = 0, duplex_calls = 0;
+
+    memset(&c, 0, sizeof c);
+    c.e = make_capture_engine(cap_rate, cap_ch);
+    c.cap_rate = cap_rate;
+    c.cap_ch = cap_ch;
+    capture_warm_up(c.e, cap_ch);
+    memset(&cc, 0, sizeof cc);
+    cc.e = c.e;
+
+    /* Phase duplex. */
+    atomic_store(&g_stop, 0);
+    pthread_create(&tc, NULL, capture_control_main, &cc);
+    for (i = 0; i < 2500; i++) {
+        uint32_t n = blocks[i % (long)(sizeof blocks / sizeof blocks[0])];
+        /* capture frames = n * rate / 48000 must be whole: 1020 -> 340 at 16k. */
+        if (rt_duplex(&c, outf, n, (int)(i % 4 == 3), i) == RTMIX_OK) duplex_calls++;
+        if (i % 500 == 250) {
+            /* render alone for a while: the reference ring fills up (overflow). */
+            int k;
+            for (k = 0; k < 150; k++)
+                if (rt_render_f32(c.e, outf, 1024) == RTMIX_OK) rt_feed_line(&c, outf, 1024);
+        }
+        sleep_us((long)n * 1000000L / 48000L / 4);
+    }
+
+    /* Phase split: capture on its own thread, render here (pausing). */
+    pthread_create(&tcap, NULL, capture_thread_main, &c);
+    for (i = 0; i < 2000; i++) {
+        uint32_t n = blocks[i % (long)(sizeof blocks / sizeof blocks[0])];
+        if (rt_render_f32(c.e, outf, n) == RTMIX_OK) render_ok++;
+        sleep_us(i % 400 < 300 ? (long)n * 1000000L / 48000L / 4 : 3000); /* stalls: no reference */
+    }
+    atomic_store(&g_stop, 1);
+    pthread_join(tcap, NULL);
+    pthread_join(tc, NULL);
+
+    rtmix_engine_stats_init(&es);
+    CHECK(rtmix_engine_get_stats(c.e, &es) == RTMIX_OK);
+    printf("capture %u Hz %u ch: %ld duplex ok, %ld capture calls ok, %ld other, %ld hint, %ld publish; "
+           "control: %ld adds, %ld removes, %ld calls, %ld failures\n",
+           cap_rate, cap_ch, duplex_calls, c.calls_ok, c.calls_other, c.hint_calls, c.publish_calls, cc.adds,
+           cc.removes, cc.calls, cc.failures);
+    printf("capture stats: %llu calls, %llu frames, erle %.1f dB, delay %.1f ms (source %d), drift %.1f ppm, "
+           "%llu without reference, %llu overflow frames, %llu non-finite, %llu delay changes, max %llu ns\n",
+           (unsigned long long)es.capture_calls, (unsigned long long)es.capture_frames, es.aec_erle_db,
+           es.aec_delay_ms, (int)es.aec_delay_source, es.aec_drift_ppm,
+           (unsigned long long)es.capture_calls_without_reference,
+           (unsigned long long)es.capture_reference_overflow_frames,
+           (unsigned long long)es.capture_nonfinite_samples, (unsigned long long)es.aec_delay_changes,
+           (unsigned long long)es.capture_ns_max);
+    CHECK(c.calls_other == 0);
+    CHECK(c.nonfinite_out == 0);
+    CHECK(duplex_calls == 2500);
+    CHECK(render_ok == 2000);
+    CHECK(es.capture_calls == (uint64_t)c.calls_ok + 2);
+    CHECK(es.capture_frames == c.mic_frames + 320);
+    CHECK(es.capture_nonfinite_samples > 0);
+    CHECK(es.capture_reference_overflow_frames > 0);
+    CHECK(es.capture_calls_without_reference > 0);
+    CHECK(c.hint_calls > 100 && c.publish_calls > 100);
+    CHECK(cc.adds > 10 && cc.removes > 5);
+    CHECK(cc.failures == 0);
+    rtmix_engine_destroy(c.e);
+}
+
+static int rt_negative_capture(rtmix_engine *e, const float *mic, float *out) NONBLOCKING {
+    /* The capture path itself passes; the malloc after it must be caught. */
+    int32_t st = rtmix_capture_process_f32(e, mic, out, 160);
+    g_sink = malloc(32);
+    return st == RTMIX_OK && g_sink != NULL;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static rtmix_engine *make_engine(void) {
@@ -363,8 +656,16 @@ int main(int argc, char **argv) {
         (void)rtmix_engine_get_stats(e, &s); /* warm-up outside: only the lock remains */
         return rt_negative_lib(e, &s) == RTMIX_OK ? 0 : 1; /* RTSan aborts first (43) */
     }
+    if (argc > 1 && strcmp(argv[1], "--negative-capture") == 0) {
+        static float mic[160], out[160];
+        rtmix_engine *ce = make_capture_engine(16000, 1);
+        printf("negative control: capture call then malloc inside a nonblocking function\n");
+        fflush(stdout);
+        capture_warm_up(ce, 1);
+        return rt_negative_capture(ce, mic, out) ? 0 : 1; /* RTSan aborts first (43) */
+    }
     if (argc > 1) {
-        printf("usage: %s [--negative-malloc | --negative-lib]\n", argv[0]);
+        printf("usage: %s [--negative-malloc | --negative-lib | --negative-capture]\n", argv[0]);
         return 2;
     }
 
@@ -485,6 +786,11 @@ int main(int argc, char **argv) {
     for (i = 0; i < 4; i++) CHECK(prod[i].other == 0 && prod[i].not_found == 0 && prod[i].ok > 0);
     CHECK(prod[4].other == 0);
     rtmix_engine_destroy(e);
+
+    /* The capture path: 16 kHz mono (tap resampler 48 -> 16 kHz) and 48 kHz
+     * stereo capture, duplex and split threads. */
+    run_capture_proof(16000, 1);
+    run_capture_proof(48000, 2);
     printf("rtsan_harness: %d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
 }

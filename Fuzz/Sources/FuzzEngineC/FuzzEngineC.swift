@@ -6,6 +6,9 @@
 //     push f32/s16 with NaN/Inf/huge samples and fuzzed frame counts; gains,
 //     mute, domain gains; render f32/s16; output-format changes; stats,
 //     events, buffered, names; stale and garbage ids; NULL pointers).
+//     With capture on (capture_rate != 0, fuzzed capture config): capture
+//     f32/s16 (in place or not) with fuzzed frame counts and NaN/Inf/huge
+//     microphone samples, stream delay hints, publish gains.
 //   - mirror: the same, but every call goes to both engines with the same
 //     arguments; render f32 on one and s16 on the other must agree exactly
 //     (saturating, rounded conversion: the s16 output never wraps).
@@ -63,8 +66,18 @@ final class EngineModel {
     var rejectedTotal: UInt64 = 0
     var nonfiniteTotal: UInt64 = 0
     var domainTarget: [Float] = [1, 1]
+    // capture path (effective config: fields past cfg.size take defaults)
+    let captureRate: Int
+    let captureChannels: Int
+    var publishGain: Float = 0
+    var captureCalls: UInt64 = 0
+    var captureFrames: UInt64 = 0
+    var captureNonfinite: UInt64 = 0
+    var captureOn: Bool { captureRate != 0 }
 
     init(handle: OpaquePointer, cfg: rtmix_engine_config) {
+        captureRate = Int(cfg.capture_rate)
+        captureChannels = Int(cfg.capture_channels)
         self.handle = handle
         rate = Int(cfg.sample_rate)
         channels = Int(cfg.channels)
@@ -87,6 +100,7 @@ struct Budget {
     var bigRings = 2
     var renderFrames = 32_768
     var pushFrames = 100_000
+    var captureFrames = 32_768
 }
 
 let statusSet: Set<Int32> = Set(documentedStatuses)
@@ -204,6 +218,24 @@ func checkEngineStats(_ m: EngineModel, _ what: String) {
     check(!st.limiter_min_gain_db.isNaN && st.limiter_min_gain_db <= st.limiter_gain_db,
           "\(what): limiter_min_gain_db \(st.limiter_min_gain_db) > gain \(st.limiter_gain_db)")
     if m.renderCalls == 0 { check(st.render_ns_max == 0, "\(what): render time without renders") }
+    // capture path
+    check(st.capture_rate == UInt32(m.captureRate), "\(what): capture_rate \(st.capture_rate) != \(m.captureRate)")
+    check(st.capture_calls == m.captureCalls, "\(what): capture_calls \(st.capture_calls) != \(m.captureCalls)")
+    check(st.capture_frames == m.captureFrames, "\(what): capture_frames \(st.capture_frames) != \(m.captureFrames)")
+    check(st.capture_nonfinite_samples == m.captureNonfinite,
+          "\(what): capture_nonfinite_samples \(st.capture_nonfinite_samples) != \(m.captureNonfinite)")
+    check((0...2).contains(st.aec_delay_source), "\(what): aec_delay_source \(st.aec_delay_source)")
+    for (name, v) in [("aec_erle_db", st.aec_erle_db), ("aec_delay_ms", st.aec_delay_ms),
+                      ("aec_drift_ppm", st.aec_drift_ppm)] {
+        check(v.isFinite, "\(what): \(name) = \(v) not finite")
+    }
+    check(abs(st.aec_drift_ppm) <= 1000.5, "\(what): aec_drift_ppm \(st.aec_drift_ppm)")
+    check(st.aec_delay_ms >= 0 && st.aec_delay_ms <= 1000, "\(what): aec_delay_ms \(st.aec_delay_ms)")
+    check(st.capture_calls_without_reference <= st.capture_calls, "\(what): calls without reference > calls")
+    if !m.captureOn {
+        check(st.capture_calls == 0 && st.capture_frames == 0 && st.aec_delay_source == 0
+              && st.capture_reference_overflow_frames == 0, "\(what): capture stats while capture is off")
+    }
 }
 
 func checkSourceStats(_ m: EngineModel, _ src: SourceModel) {
@@ -270,7 +302,7 @@ final class CProgram {
     func run() {
         while !r.isEmpty && budget.ops > 0 {
             budget.ops -= 1
-            let op = r.u8() % 20
+            let op = r.u8() % 23
             switch op {
             case 0, 1: opCreateOrDestroy(op == 1)
             case 2, 3: opAdd()
@@ -287,7 +319,10 @@ final class CProgram {
             case 16: opNames()
             case 17: opNullPointers()
             case 18: opSmallStructs()
-            default: opGetConfig()
+            case 19: opGetConfig()
+            case 20: opCapture(f32: true)
+            case 21: opCapture(f32: false)
+            default: opCaptureControl()
             }
         }
         // Final consistency of every engine still alive.
@@ -322,7 +357,30 @@ final class CProgram {
         if mask & 0x020 != 0 { cfg.gain_ramp_ms = r.f32() }
         if mask & 0x040 != 0 { cfg.limiter_threshold_db = r.f32() }
         if mask & 0x080 != 0 { cfg.resampler_quality = r.pick([0, 1, 2, 3, 4, UInt32.max]) { $0.u32() } }
+        if mask & 0x200 != 0 {
+            cfg.capture_rate = r.pick([16000, 48000, 8000, 44100, 32000, 11025, 0, 7999, 48001, 22]) { $0.u32() }
+            cfg.capture_channels = r.pick([1, 2, 1, 2, 0, 3]) { $0.u32() }
+            cfg.aec_tail_ms = r.pick([200, 0, 10, 1000, 50, 5, 1001, 9]) { $0.u32() }
+            let sw = r.u8()
+            cfg.noise_suppression = Int32(sw & 1)
+            cfg.echo_suppression = Int32((sw >> 1) & 1)
+            cfg.agc = Int32((sw >> 2) & 1)
+        }
         let size = mask & 0x100 != 0 ? fuzzSize(&r, real: sizeofConfig, minimum: 36) : UInt32(sizeofConfig)
+        // Fields past `size` are not read: the model uses their defaults.
+        var defaults = rtmix_engine_config()
+        _ = rtmix_engine_config_init(&defaults)
+        if size < 40 { cfg.capture_rate = defaults.capture_rate }
+        if size < 44 { cfg.capture_channels = defaults.capture_channels }
+        if size < 48 { cfg.aec_tail_ms = defaults.aec_tail_ms }
+        if size < 52 { cfg.noise_suppression = defaults.noise_suppression }
+        if size < 56 { cfg.echo_suppression = defaults.echo_suppression }
+        if size < 60 { cfg.agc = defaults.agc }
+        if avoidKnownBugs && cfg.capture_rate == 0 && !(1...2).contains(cfg.capture_channels) {
+            // Known bug: with capture off, capture_channels is not checked and
+            // a refused capture call zero-fills frames x capture_channels.
+            cfg.capture_channels = 1
+        }
         let boxed = SizedStruct(cfg, size: size)
 
         // What the header promises for this config.
@@ -337,6 +395,12 @@ final class CProgram {
                 || !(cfg.limiter_threshold_db.isFinite && cfg.limiter_threshold_db >= -20
                      && cfg.limiter_threshold_db <= 0) {
                 expected.insert(-1)
+            }
+            if cfg.capture_rate != 0 {
+                if !(8000...48000).contains(cfg.capture_rate) || !validChannels(Int(cfg.capture_channels)) {
+                    expected.insert(-2)
+                }
+                if !(cfg.aec_tail_ms == 0 || (10...1000).contains(cfg.aec_tail_ms)) { expected.insert(-1) }
             }
         }
         if expected.isEmpty { expected = [0, -7] }
@@ -744,6 +808,157 @@ final class CProgram {
         if Set(statuses).count > 1 { breakMirror() }
     }
 
+    /// A capture call: fuzzed frame count, NaN/Inf/huge mic samples, in
+    /// place or not. Buffers hold exactly frames x capture channels.
+    func opCapture(f32: Bool) {
+        let slots = targets()
+        let choice = r.u8()
+        var raw = r.count(upTo: 20_000)
+        if raw > budget.captureFrames { raw = min(raw, 64) }
+        let inPlace = r.bool()
+        let seed = r.u32()
+        for i in slots {
+            guard let m = engines[i] else {
+                var one: [Float] = [0, 0], two: [Float] = [0, 0]
+                checkStatus(rtmix_capture_process_f32(nil, &one, &two, 1), [-1], "capture(NULL engine)")
+                continue
+            }
+            var frames = raw
+            switch choice % 6 {
+            case 0: frames = m.maxFrames
+            case 1: frames = m.maxFrames + 1
+            case 2: frames = min(raw, m.maxFrames)
+            default: break
+            }
+            budget.captureFrames -= min(frames, m.maxFrames)
+            // The documented layout: capture channels (1 or 2).
+            let ch = m.captureOn ? m.captureChannels : max(1, min(2, m.captureChannels))
+            let n = frames * ch
+            var bytes: [UInt8] = []
+            var g = seed
+            for _ in 0..<96 { g = g &* 1_664_525 &+ 1_013_904_223; bytes.append(UInt8(truncatingIfNeeded: g >> 24)) }
+            let what = "capture_\(f32 ? "f32" : "s16")(\(frames) frames, max \(m.maxFrames), \(ch) ch, "
+                + "rate \(m.captureRate)\(inPlace ? ", in place" : ""))"
+            var expected: Int32 = 0
+            if frames == 0 { expected = -1 } else if frames > m.maxFrames { expected = -5 } else if !m.captureOn {
+                expected = -8
+            }
+            var status: Int32 = 0
+            bytes.withUnsafeBufferPointer { bp in
+                var dr = FuzzReader(bp.baseAddress, bp.count)
+                if f32 {
+                    let mic = makeF32(&dr, samples: max(n, 1))
+                    defer { mic.deallocate() }
+                    let bad = nonfiniteCount(mic, n)
+                    let out: UnsafeMutableBufferPointer<Float>
+                    if inPlace {
+                        out = mic
+                    } else {
+                        out = .allocate(capacity: max(n, 1))
+                        out.initialize(repeating: 4321.5)
+                    }
+                    defer { if !inPlace { out.deallocate() } }
+                    let before = Array(out)
+                    status = rtmix_capture_process_f32(m.handle, mic.baseAddress, out.baseAddress,
+                                                       UInt32(truncatingIfNeeded: frames))
+                    checkStatus(status, [expected], what)
+                    switch status {
+                    case 0:
+                        for j in 0..<n where !(out[j].isFinite && out[j] >= -1 && out[j] <= 1) {
+                            fuzzFail("\(what): out[\(j)] = \(out[j]) not finite in [-1, 1]")
+                        }
+                        m.captureNonfinite += bad
+                    case -8:
+                        for j in 0..<n where out[j] != 0 { fuzzFail("\(what): BAD_STATE but out[\(j)] = \(out[j])") }
+                    default:
+                        for j in 0..<out.count where out[j].bitPattern != before[j].bitPattern {
+                            fuzzFail("\(what): error \(status) but out[\(j)] written")
+                        }
+                    }
+                } else {
+                    let mic = makeS16(&dr, samples: max(n, 1))
+                    defer { mic.deallocate() }
+                    let out: UnsafeMutableBufferPointer<Int16>
+                    if inPlace {
+                        out = mic
+                    } else {
+                        out = .allocate(capacity: max(n, 1))
+                        out.initialize(repeating: 0x5A5A)
+                    }
+                    defer { if !inPlace { out.deallocate() } }
+                    let before = Array(out)
+                    status = rtmix_capture_process_s16(m.handle, mic.baseAddress, out.baseAddress,
+                                                       UInt32(truncatingIfNeeded: frames))
+                    checkStatus(status, [expected], what)
+                    if status == -8 {
+                        for j in 0..<n where out[j] != 0 { fuzzFail("\(what): BAD_STATE but out[\(j)] = \(out[j])") }
+                    } else if status != 0 {
+                        for j in 0..<out.count where out[j] != before[j] { fuzzFail("\(what): error but out written") }
+                    }
+                }
+            }
+            if status == 0 {
+                m.captureCalls += 1
+                m.captureFrames += UInt64(frames)
+            }
+            checkEngineStats(m, what)
+        }
+    }
+
+    /// Delay hint, publish gain (set/get), and the NULL arguments of capture.
+    func opCaptureControl() {
+        let slots = targets()
+        let ms: Int32 = r.pick([40, -1, 0, 1000, 1001, -2, Int32.min, Int32.max, 500, 120]) {
+            Int32(bitPattern: $0.u32())
+        }
+        let domain: Int32 = r.pick([1, 0, 2, -1]) { Int32(bitPattern: $0.u32()) }
+        let gain = r.f32()
+        let which = r.u8()
+        for i in slots {
+            guard let m = engines[i] else {
+                checkStatus(rtmix_set_stream_delay_ms(nil, 40), [-1], "set_stream_delay_ms(NULL)")
+                checkStatus(rtmix_domain_set_publish_gain(nil, rtmix_domain(1), 0.5), [-1], "set_publish_gain(NULL)")
+                var g: Float = 3
+                checkStatus(rtmix_domain_get_publish_gain(nil, rtmix_domain(1), &g), [-1], "get_publish_gain(NULL)")
+                check(g == 3, "get_publish_gain(NULL) wrote")
+                continue
+            }
+            let d = rtmix_domain(UInt32(bitPattern: domain))
+            switch which % 4 {
+            case 0:
+                let valid = ms >= -1 && ms <= 1000
+                checkStatus(rtmix_set_stream_delay_ms(m.handle, ms), [valid ? (m.captureOn ? 0 : -8) : -1],
+                            "set_stream_delay_ms(\(ms))")
+            case 1:
+                let valid = domain == 1 && validGain(gain)
+                let s = rtmix_domain_set_publish_gain(m.handle, d, gain)
+                checkStatus(s, [valid ? (m.captureOn ? 0 : -8) : -1], "set_publish_gain(\(domain), \(gain))")
+                if s == 0 { m.publishGain = gain }
+            case 2:
+                var one: [Float] = [0, 0]
+                var sone: [Int16] = [0, 0]
+                checkStatus(rtmix_capture_process_f32(m.handle, nil, &one, 1), [-1], "capture_f32(mic NULL)")
+                checkStatus(rtmix_capture_process_f32(m.handle, &one, nil, 1), [-1], "capture_f32(out NULL)")
+                checkStatus(rtmix_capture_process_s16(m.handle, nil, &sone, 1), [-1], "capture_s16(mic NULL)")
+                checkStatus(rtmix_capture_process_s16(m.handle, &sone, nil, 1), [-1], "capture_s16(out NULL)")
+                checkStatus(rtmix_domain_get_publish_gain(m.handle, rtmix_domain(1), nil), [-1],
+                            "get_publish_gain(gain NULL)")
+            default:
+                break
+            }
+            var g: Float = -7
+            let s = rtmix_domain_get_publish_gain(m.handle, d, &g)
+            if domain == 0 || domain == 1 {
+                checkStatus(s, [0], "get_publish_gain(\(domain))")
+                let want: Float = domain == 1 && m.captureOn ? m.publishGain : 0
+                check(g == want, "publish gain \(g) != \(want) (domain \(domain))")
+            } else {
+                checkStatus(s, [-1], "get_publish_gain(\(domain))")
+                check(g == -7, "get_publish_gain wrote on error")
+            }
+        }
+    }
+
     func opStats() {
         for i in targets() {
             guard let m = engines[i] else { continue }
@@ -778,9 +993,17 @@ final class CProgram {
                 if s != 0 { break }
                 let e = boxed.value
                 check(boxed.size == min(size, UInt32(sizeofEvent)), "next_event size \(boxed.size): not the size filled")
-                check((0...7).contains(e.type), "event type \(e.type)")
+                check((0...11).contains(e.type), "event type \(e.type)")
                 check(e.source == 0 || m.everIssued.contains(e.source), "event for unknown source \(e.source)")
-                check(e.frame_time <= m.framesRendered, "event frame_time \(e.frame_time) > rendered \(m.framesRendered)")
+                if (8...11).contains(e.type) {
+                    // Capture events: engine-wide, capture on, frame_time in capture frames.
+                    check(m.captureOn && e.source == 0, "capture event \(e.type) (capture on: \(m.captureOn))")
+                    check(e.frame_time <= m.captureFrames,
+                          "capture event frame_time \(e.frame_time) > captured \(m.captureFrames)")
+                } else {
+                    check(e.frame_time <= m.framesRendered,
+                          "event frame_time \(e.frame_time) > rendered \(m.framesRendered)")
+                }
                 _ = checkName(rtmix_event_name(e.type), "event_name")
                 if e.type == 0 { break }
             }
@@ -793,7 +1016,7 @@ final class CProgram {
         let st = checkName(rtmix_status_string(code), "status_string(\(code))")
         check((st == "unknown status") == !documentedStatuses.contains(code), "status_string(\(code)) = \(st)")
         let ev = checkName(rtmix_event_name(code), "event_name(\(code))")
-        check((ev == "unknown") == !(0...7).contains(code), "event_name(\(code)) = \(ev)")
+        check((ev == "unknown") == !(0...11).contains(code), "event_name(\(code)) = \(ev)")  // 8...11: capture
         check(rtmix_version() == 0x000100, "version \(rtmix_version())")
     }
 
