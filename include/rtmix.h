@@ -512,6 +512,22 @@ int32_t rtmix_domain_set_publish_gain(rtmix_engine *engine, rtmix_domain domain,
  * Thread safety: any thread. Real-time safe: yes. */
 int32_t rtmix_domain_get_publish_gain(const rtmix_engine *engine, rtmix_domain domain, float *gain);
 
+/* The clock the capture path times render and capture calls with, to
+ * measure the drift between the two devices: `now_ns(user)` returns
+ * nanoseconds on any monotonic timeline. Default (and after passing NULL):
+ * CLOCK_MONOTONIC read at each call. A host with device timestamps (when
+ * the rendered block will play / the captured block was recorded) gives
+ * better drift figures with its own clock; a simulation or a file
+ * processor that runs faster than real time must provide one (without it,
+ * calls much faster than real time are timed by their sample counts only).
+ * `now_ns` runs on the render and capture threads: it must be real-time
+ * safe and must not call back into the engine.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine), RTMIX_ERR_BAD_STATE
+ * (capture is off).
+ * Thread safety: control threads, only while neither render nor capture
+ * runs (before the device starts). Real-time safe: no. */
+int32_t rtmix_engine_set_clock(rtmix_engine *engine, uint64_t (*now_ns)(void *user), void *user);
+
 /* ------------------------------------------------------------------------ */
 /* Statistics                                                                */
 /* ------------------------------------------------------------------------ */

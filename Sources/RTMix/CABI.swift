@@ -254,6 +254,14 @@ func rtmix_domain_get_publish_gain_impl(_ e: CEngine?, _ domain: Int32, _ gain: 
     return 0
 }
 
+@_cdecl("rtmix_engine_set_clock") @usableFromInline
+func rtmix_engine_set_clock_impl(_ e: CEngine?,
+                                 _ clock: (@convention(c) (UnsafeMutableRawPointer?) -> UInt64)?,
+                                 _ user: UnsafeMutableRawPointer?) -> Int32 {
+    guard let e else { return RTMixError.invalidArgument.code }
+    return EngineCore.setClock(core(e), clock, context: user)
+}
+
 // MARK: statistics
 
 @_cdecl("rtmix_engine_get_stats") @usableFromInline

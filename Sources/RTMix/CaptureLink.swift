@@ -52,9 +52,23 @@ struct CaptureLink: ~Copyable {
     @usableFromInline let stampSequence = Atomic<UInt64>(0)
     @usableFromInline let stampNs = Atomic<UInt64>(0)
     @usableFromInline let stampFrames = Atomic<UInt64>(0)
-    /// The clock both sides read (monotonic ns). Tests that simulate two
-    /// device clocks replace it; it must be real-time safe.
-    @usableFromInline var clock: @convention(c) () -> UInt64 = captureLinkMonotonicNs
+    /// The clock both sides read, in ns: CLOCK_MONOTONIC unless the host
+    /// provides its own (`setClock`: device timestamps, or a simulation
+    /// running faster than real time). Read by the render and capture
+    /// threads; changed only while neither runs.
+    @usableFromInline var clock: @convention(c) (UnsafeMutableRawPointer?) -> UInt64 = captureLinkMonotonicNs
+    @usableFromInline var clockContext: UnsafeMutableRawPointer? = nil
+    /// A host clock is in use (its time is trusted even when calls come
+    /// faster than real time).
+    @usableFromInline var hostClock = false
+
+    /// Reads the clock (real-time safe: CLOCK_MONOTONIC is a vDSO read; a
+    /// host clock must be real-time safe by contract).
+    @_noLocks
+    func now() -> UInt64 {
+        let f = clock, context = clockContext
+        return _unsafePerformance { f(context) }
+    }
 
     /// Render thread, after writing a block: publishes the timing stamp.
     @_noLocks
@@ -106,6 +120,6 @@ struct CaptureLink: ~Copyable {
 
 /// The default capture-path clock.
 @_noLocks
-func captureLinkMonotonicNs() -> UInt64 {
+func captureLinkMonotonicNs(_ context: UnsafeMutableRawPointer?) -> UInt64 {
     _unsafePerformance { rtmix_support_monotonic_ns() }
 }

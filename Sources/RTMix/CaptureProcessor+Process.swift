@@ -8,8 +8,10 @@ extension CaptureProcessor {
     @usableFromInline @_noLocks
     mutating func process(mic: UnsafePointer<Float>, out: UnsafeMutablePointer<Float>, frames: Int,
                           link: borrowing CaptureLink) {
+        eventTime = UInt64(n)  // events carry the frames captured before this call
         let publishing = link.publishGain.load() > 0 || !publishRamp.isSteady || publishRamp.current > 0
         let arrived = drainReference(link: link, both: publishing)
+        lastCallFrames = frames
         appendMic(mic, frames: frames, link: link)
         followClocks(arrived: arrived, frames: frames, link: link)
         applyHint(link: link)
@@ -27,7 +29,7 @@ extension CaptureProcessor {
             link.callsWithoutReference.add(1)
             if !missingEpisode {
                 missingEpisode = true
-                link.events.post(.referenceMissing, source: 0, frameTime: UInt64(n), value: Int64(missing))
+                link.events.post(.referenceMissing, source: 0, frameTime: eventTime, value: Int64(missing))
             }
         } else {
             missingEpisode = false
@@ -45,6 +47,15 @@ extension CaptureProcessor {
     /// from the clock measurement) or nil when unknown.
     @_noLocks
     mutating func drainReference(link: borrowing CaptureLink, both: Bool) -> Int {
+        // Render ran while capture did not (the ring overflowed, or a
+        // backlog of more than 250 ms built up): that audio is stale, and
+        // draining it would make this call long. Drop it and lock anew
+        // (the delay in use is kept, so alignment is restored at once).
+        let overflow = link.referenceOverflow.read()
+        if overflow != overflowSeen || link.ring.bufferedFrames() > rate / 4 {
+            overflowSeen = overflow
+            discardReference(link: link)
+        }
         let stamp = link.readStamp()
         var limit = Int.max
         if let st = stamp { limit = Int(truncatingIfNeeded: st.frames &- ringRead) }
@@ -65,11 +76,20 @@ extension CaptureProcessor {
         ringRead &+= UInt64(taken)
         phaseSamples = nil
         if let st = stamp, taken == limit {
-            let clock = link.clock
-            // The monotonic clock (vDSO) unless a test simulates clocks.
-            let now: UInt64 = _unsafePerformance { clock() }
-            let ago = now >= st.ns ? Double(now - st.ns) * 1e-9 : 0
-            phaseSamples = ago * Double(rate)
+            let now = link.now()
+            // Calls much faster than real time (a file processed offline
+            // with the default clock): the clock says nothing about the
+            // audio's timing, and the counts alone are exact.
+            let elapsed = lastCallNs == 0 || now < lastCallNs ? 0 : Double(now - lastCallNs) * 1e-9
+            lastCallNs = now
+            let audio = Double(lastCallFrames) / Double(rate)
+            if audio > 0 { realTimeRatio += 0.05 * (elapsed / audio - realTimeRatio) }
+            if link.hostClock || realTimeRatio > 0.5 {
+                let ago = now >= st.ns ? Double(now - st.ns) * 1e-9 : 0
+                phaseSamples = ago * Double(rate)
+            } else {
+                phaseSamples = 0
+            }
         }
         return taken
     }
@@ -153,7 +173,7 @@ extension CaptureProcessor {
         link.driftPpm.store(Float(correction * 1e6))
         let saturated = abs(integral) >= limit * 0.999
         if saturated && !driftAlarm {
-            link.events.post(.driftOutOfRange, source: 0, frameTime: UInt64(n), value: Int64(correction * 1e6))
+            link.events.post(.driftOutOfRange, source: 0, frameTime: eventTime, value: Int64(correction * 1e6))
         }
         driftAlarm = saturated
     }
@@ -165,10 +185,7 @@ extension CaptureProcessor {
         cTargetExact = corrected
         cSmoothed = corrected
         // The estimator's history belongs to the old timing.
-        estimator.reset()
-        estimatorBaseH = h
-        estimatorBaseN = n
-        candidateHits = 0
+        restartEstimator()
         updateFeed()
     }
 
@@ -194,11 +211,31 @@ extension CaptureProcessor {
         // only a change of more than 4 ms (or a first hint) counts.
         guard hint >= 0, previous < 0 || abs(Int(hint) - Int(previous)) > 4 else { return }
         setDelay(Double(Int(hint) * rate) / 1000, source: 1, link: link)
+        // The host says the path changed (a route change): what the
+        // estimator accumulated describes the old one.
+        restartEstimator()
+    }
+
+    @_noLocks
+    mutating func restartEstimator() {
+        estimator.reset()
+        estimatorBaseH = h
+        estimatorBaseN = n
+        candidateHits = 0
     }
 
     @_noLocks
     mutating func setDelay(_ samples: Double, source: Int32, link: borrowing CaptureLink) {
-        let changed = delaySource != 0 && abs(samples - delay) > Double(rate) / 1000
+        let moved = abs(samples - delay) > Double(rate) / 1000
+        let changed = delaySource != 0 && moved
+        if source == 2 && delaySource != 2 && (moved || delaySource == 0) {
+            // The delay was unknown or the hint was wrong: the canceller
+            // adapted to a misaligned reference, so moving the reference
+            // would not keep it valid (unlike a measured path change, where
+            // it does). Start it afresh.
+            canceller.reset()
+            if gate != nil { gate!.leak = 1 }
+        }
         delay = samples
         delaySource = source
         updateFeed()
@@ -206,7 +243,7 @@ extension CaptureProcessor {
         link.delaySource.set(UInt64(source))
         if changed {
             link.delayChanges.add(1)
-            link.events.post(.echoPathChanged, source: 0, frameTime: UInt64(n),
+            link.events.post(.echoPathChanged, source: 0, frameTime: eventTime,
                              value: Int64(samples * 1_000_000 / Double(rate)))
         }
     }
@@ -222,7 +259,8 @@ extension CaptureProcessor {
         let estimate = Double(cTarget) - kEcho + Double(CaptureProcessor.followerLag + 1)
         link.estimatedDelayMs.store(Float(estimate * 1000 / Double(rate)))
         link.estimateConfidence.store(e.confidence)
-        guard locked, e.confidence >= 6, e.hops >= 3 else {
+        guard locked, e.confidence >= 6, e.distinct, e.hops >= 3,
+              estimate >= -Double(rate) * 0.03, estimate <= Double(rate) * 0.6 else {
             candidateHits = 0
             return
         }
@@ -237,7 +275,9 @@ extension CaptureProcessor {
             candidate = estimate
             candidateHits = 1
         }
-        if candidateHits >= 2 {
+        // Two agreeing hops (~0.5 s) replace an estimate or nothing; a
+        // host's hint needs four (~1 s of data gathered after it was set).
+        if candidateHits >= (delaySource == 1 ? 4 : 2) {
             setDelay(max(0, estimate), source: 2, link: link)
             candidateHits = 0
         }
@@ -332,7 +372,7 @@ extension CaptureProcessor {
             canceller.reset()
             divergentFrames = 0
             link.resets.add(1)
-            link.events.post(.cancellerReset, source: 0, frameTime: UInt64(n), value: 1)
+            link.events.post(.cancellerReset, source: 0, frameTime: eventTime, value: 1)
         }
     }
 

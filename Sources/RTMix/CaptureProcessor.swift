@@ -79,6 +79,11 @@ struct CaptureProcessor: ~Copyable {
     @usableFromInline var cTargetExact: Double = 0
     /// Ring frames read so far; the render side's stamp counts written.
     @usableFromInline var ringRead: UInt64 = 0
+    /// Clock time of the previous capture call and its frames; the ratio
+    /// of clock time to audio time between calls (smoothed).
+    @usableFromInline var lastCallNs: UInt64 = 0
+    @usableFromInline var lastCallFrames = 0
+    @usableFromInline var realTimeRatio: Double = 0
     /// This call's callback phase in capture samples (nil: unknown).
     @usableFromInline var phaseSamples: Double? = nil
     @usableFromInline var cSmoothed: Double = 0
@@ -108,6 +113,10 @@ struct CaptureProcessor: ~Copyable {
     @usableFromInline var divergentFrames = 0
     @usableFromInline var doubleTalkHangover = 0
     @usableFromInline var missingEpisode = false
+    /// Capture frames before the current call (events' frame time).
+    @usableFromInline var eventTime: UInt64 = 0
+    /// The render side's overflow count last seen.
+    @usableFromInline var overflowSeen: UInt64 = 0
 
     /// Lead of the reference over the echo.
     static var leadMs: Int { @_noLocks get { 8 } }

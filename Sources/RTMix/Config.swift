@@ -71,10 +71,11 @@ public struct EngineConfig: Sendable, Equatable {
               gainRampMs.isFinite, gainRampMs >= 1, gainRampMs <= 1000,
               limiterThresholdDb.isFinite, limiterThresholdDb >= -20, limiterThresholdDb <= 0
         else { return .invalidArgument }
+        // capture_channels is checked even with capture off: it sizes the
+        // zero-fill of a refused capture call.
+        guard supportedChannels.contains(captureChannels) else { return .unsupportedFormat }
         if captureRate != 0 {
-            guard EngineConfig.captureRates.contains(captureRate), supportedChannels.contains(captureChannels) else {
-                return .unsupportedFormat
-            }
+            guard EngineConfig.captureRates.contains(captureRate) else { return .unsupportedFormat }
             guard aecTailMs == 0 || (10...1000).contains(aecTailMs) else { return .invalidArgument }
         }
         return nil

@@ -14,7 +14,8 @@ import CRTMixSupport
 /// skipped (no far-end: nothing to learn). The work of one hop is split
 /// over two calls so no capture call does two transforms.
 ///
-/// Range: −32 ms … +608 ms of lag; resolution 1 decimated sample (0.5 ms
+/// Range: about −30 ms … +600 ms of delay (lags −32 … +608 ms, shifted
+/// by the 32 ms the mic window ends early); resolution 1 decimated sample (0.5 ms
 /// at 2 kHz), refined below that by the parabola. `init` allocates;
 /// everything else is real-time safe.
 @usableFromInline
@@ -24,6 +25,7 @@ struct DelayEstimator: ~Copyable {
     /// Negative lags searched (reference arriving after the echo).
     @usableFromInline static var guardLags: Int { @_noLocks get { 64 } }
     @usableFromInline static var hop: Int { @_noLocks get { 512 } }
+    @usableFromInline static var micLag: Int { @_noLocks get { 64 } }
     @usableFromInline static var historyCapacity: Int { @_noLocks get { 4096 } }
 
     /// Input samples per decimated sample.
@@ -62,10 +64,15 @@ struct DelayEstimator: ~Copyable {
         @usableFromInline var confidence: Float
         /// Hops accumulated so far (decays with the 1 s average).
         @usableFromInline var hops: Int
-        @usableFromInline init(offset: Double, confidence: Float, hops: Int) {
+        /// The peak is 1.25× above any other more than 2 ms away (periodic
+        /// signals, such as a held tone, give several equal peaks: no
+        /// delay can be told from them).
+        @usableFromInline var distinct: Bool
+        @usableFromInline init(offset: Double, confidence: Float, hops: Int, distinct: Bool) {
             self.offset = offset
             self.confidence = confidence
             self.hops = hops
+            self.distinct = distinct
         }
     }
     /// Set after each completed hop; the caller reads and clears it.
@@ -142,9 +149,14 @@ struct DelayEstimator: ~Copyable {
         }
         guard micCount >= nextHopAt, refCount >= DelayEstimator.fftSize else { return }
         nextHopAt = micCount + DelayEstimator.hop
-        if accumulateHop(refEnd: refCount, micEnd: micCount) {
+        // The mic window ends `micLag` samples before the newest mic
+        // sample: the newest reference can be behind the newest mic sample
+        // (callback order, the drift follower's look-ahead), and a delay
+        // near 0 must stay inside the searched lags.
+        let micEnd = micCount - DelayEstimator.micLag
+        if accumulateHop(refEnd: refCount, micEnd: micEnd) {
             pendingRefEnd = refCount
-            pendingMicEnd = micCount
+            pendingMicEnd = micEnd
             stage = 1
         }
     }
@@ -196,10 +208,17 @@ struct DelayEstimator: ~Copyable {
     @_noLocks
     mutating func finishHop() {
         let n = DelayEstimator.fftSize, m = DelayEstimator.micWindow, g = DelayEstimator.guardLags
+        // PHAT whitens every bin; bins 60 dB below the strongest carry no
+        // signal (only noise or window leakage) and are left out, so that
+        // a narrowband far end (a held tone) gives the periodic
+        // correlation it really has instead of a random peak.
+        var strongest: Float = 0
+        for k in 0...n / 2 { strongest = max(strongest, accRe[k] * accRe[k] + accIm[k] * accIm[k]) }
+        let floor = max(strongest * 1e-6, 1e-30)
         for k in 0...n / 2 {
             let power = accRe[k] * accRe[k] + accIm[k] * accIm[k]
             let mag: Float = _unsafePerformance { rtmix_support_sqrtf(power) }
-            let w: Float = mag > 1e-20 ? 1 / mag : 0
+            let w: Float = power > floor ? 1 / mag : 0
             re[k] = accRe[k] * w
             im[k] = accIm[k] * w
             if k > 0 && k < n / 2 {
@@ -224,6 +243,13 @@ struct DelayEstimator: ~Copyable {
             }
             lag += 1
         }
+        // The best peak more than 2 ms (4 decimated samples) away.
+        var second: Float = -Float.greatestFiniteMagnitude
+        lag = -g
+        while lag <= maxLag {
+            if lag < bestLag - 4 || lag > bestLag + 4 { second = max(second, re[(lag + n) & (n - 1)]) }
+            lag += 1
+        }
         let count = Float(maxLag + g + 1)
         let meanSquare = sumSquares / count
         let rms: Float = _unsafePerformance { rtmix_support_sqrtf(meanSquare) }
@@ -234,7 +260,7 @@ struct DelayEstimator: ~Copyable {
         // Mic decimated index j ↔ reference index j + refEnd − micEnd − g − L.
         let offsetD = Double(pendingRefEnd - pendingMicEnd - g) - fine
         latest = Estimate(offset: offsetD * Double(factor), confidence: rms > 0 ? best / rms : 0,
-                          hops: hopsAccumulated)
+                          hops: hopsAccumulated, distinct: best > 1.25 * max(second, 0))
     }
 }
 

@@ -166,6 +166,19 @@ public final class Engine: @unchecked Sendable {
         if s != 0 { throw RTMixError(code: s) }
     }
 
+    /// Replaces the clock (nanoseconds, any epoch, monotonic) with which the
+    /// capture path times render and capture calls to measure the two
+    /// devices' drift. The default is CLOCK_MONOTONIC at call time; a host
+    /// with device timestamps (the time the block is played / was
+    /// captured) or a simulation faster than real time provides its own.
+    /// `clock` runs on the render and capture threads: it must be
+    /// real-time safe. Call it only while neither render nor capture runs.
+    public func setClock(_ clock: (@convention(c) (UnsafeMutableRawPointer?) -> UInt64)?,
+                         context: UnsafeMutableRawPointer? = nil) throws(RTMixError) {
+        let s = EngineCore.setClock(core, clock, context: context)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
     public func publishGain(_ domain: Domain) -> Float { EngineCore.publishGain(core, media: domain == .media) }
 
     // MARK: render thread (real-time safe)

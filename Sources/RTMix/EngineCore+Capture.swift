@@ -44,7 +44,10 @@ extension EngineCore {
         let (l, status) = beginCapture(e, frames: frames, zero: (UnsafeMutableRawPointer(out), 4))
         guard let link = l else { return status }
         let start: UInt64 = _unsafePerformance { rtmix_support_monotonic_ns() }
-        link.pointee.processor.pointee.process(mic: mic, out: out, frames: frames, link: link.pointee)
+        // Pointer copies: no formal access of the shared CaptureLink spans
+        // the call (other threads read it meanwhile).
+        let processor = link.pointee.processor
+        processor.pointee.process(mic: mic, out: out, frames: frames, link: link.pointee)
         endCapture(link, frames: frames, start: start)
         return 0
     }
@@ -93,6 +96,26 @@ extension EngineCore {
     static func publishGain(_ e: UnsafeMutablePointer<EngineCore>, media: Bool) -> Float {
         guard media, let link = e.pointee.capture else { return 0 }
         return link.pointee.publishGain.load()
+    }
+
+    /// Replaces the clock the capture path times render and capture calls
+    /// with (`nil` restores CLOCK_MONOTONIC). Only while neither render nor
+    /// capture runs.
+    @usableFromInline
+    static func setClock(_ e: UnsafeMutablePointer<EngineCore>,
+                         _ clock: (@convention(c) (UnsafeMutableRawPointer?) -> UInt64)?,
+                         context: UnsafeMutableRawPointer?) -> Int32 {
+        guard let link = e.pointee.capture else { return RTMixError.badState.code }
+        if let c = clock {
+            link.pointee.clock = c
+            link.pointee.clockContext = context
+            link.pointee.hostClock = true
+        } else {
+            link.pointee.clock = captureLinkMonotonicNs
+            link.pointee.clockContext = nil
+            link.pointee.hostClock = false
+        }
+        return 0
     }
 
     /// The capture statistics (zero when capture is off). Any thread.

@@ -250,8 +250,8 @@ extension EngineCore {
             }
             // The reference tap converts the new output rate to the capture
             // rate (the capture side re-locks on the gap).
-            if let link = e.pointee.capture,
-               !link.pointee.tap.pointee.rebuild(outputRate: sampleRate, captureRate: e.pointee.config.captureRate) {
+            if let tap = e.pointee.capture?.pointee.tap,
+               !tap.pointee.rebuild(outputRate: sampleRate, captureRate: e.pointee.config.captureRate) {
                 fresh.deinitialize(count: built)
                 return RTMixError.noMemory.code
             }

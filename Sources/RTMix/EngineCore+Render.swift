@@ -141,14 +141,12 @@ extension EngineCore {
         let report = rs.pointee.limiter.process(out, frames: frames, channels: channels)
         if let link = e.pointee.capture {
             // The echo reference: exactly what is played.
-            let (written, lost) = link.pointee.tap.pointee.write(output: out, channels: channels, frames: frames,
-                                                                 ring: link.pointee.ring)
+            let tap = link.pointee.tap  // a pointer copy: see processCapture
+            let (written, lost) = tap.pointee.write(output: out, channels: channels, frames: frames,
+                                                    ring: link.pointee.ring)
             if lost > 0 { link.pointee.referenceOverflow.add(lost) }
-            let tap = link.pointee.tap
             tap.pointee.framesWritten &+= UInt64(written)
-            let clock = link.pointee.clock
-            let now: UInt64 = _unsafePerformance { clock() }  // monotonic unless a test simulates clocks
-            link.pointee.publishStamp(framesWritten: tap.pointee.framesWritten, ns: now)
+            link.pointee.publishStamp(framesWritten: tap.pointee.framesWritten, ns: link.pointee.now())
         }
         if !wasLimiting && report.lowestGain < 1 {
             let millibels: Float = _unsafePerformance { rtmix_support_linear_to_db(report.lowestGain) * 100 }

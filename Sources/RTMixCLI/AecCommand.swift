@@ -267,12 +267,19 @@ private struct AecRunner {
             // Main loop, then flush blocks (zero microphone) until the aligned
             // output covers the whole microphone file.
             var renders = 0.0, captures = 0.0
+            // Files are processed faster than real time: both sides read a
+            // simulated clock that advances by one frame per call (on its
+            // own device's clock), so the drift follower sees the timing a
+            // real duplex device would give it.
+            let frameNs = Double(micBlock) * 1e9 / Double(micRate)
+            try engine.setClock(aecSimulatedClock)
             while written < totalFrames {
                 // Render call j happens at j·T (playout clock), capture call k
                 // at k·T / (1 + ppm·1e-6) (mic clock); ties: render first.
                 // With --clock-ppm 0 this is plain lockstep.
                 let renderDue = renders * (1e6 + options.clockPpm) <= captures * 1e6
                 if renderDue {
+                aecSimulatedNs = UInt64(renders * frameNs) + 1_000_000_000
                 // 1. playout: push one frame of the reference and render it.
                 if !refDone {
                     let n = refBuffer.withUnsafeMutableBufferPointer { refFile.read(into: $0.baseAddress!, frames: refBlock) }
@@ -291,6 +298,7 @@ private struct AecRunner {
                 }
 
                 // 2. capture: the next frame of microphone.
+                aecSimulatedNs = UInt64(captures * frameNs / (1 + options.clockPpm * 1e-6)) + 1_000_000_000
                 captures += 1
                 var got = 0
                 if micRead < totalFrames {
@@ -376,3 +384,7 @@ private struct AecRunner {
         return report
     }
 }
+
+/// The simulated time of the current call (file processing: see `run`).
+nonisolated(unsafe) var aecSimulatedNs: UInt64 = 0
+func aecSimulatedClock(_ context: UnsafeMutableRawPointer?) -> UInt64 { aecSimulatedNs }

@@ -77,6 +77,7 @@ final class EchoPathCaptureTests: XCTestCase {
         o.bulkDelay = 4_800                            // 100 ms device delay
         o.noiseSnrDb = 50
         let r = try run(o, seconds: 12, hintMs: 101, from: 8)
+        print("48k hint: \(r.erleDb) \(r.stats)")
         XCTAssertGreaterThan(r.erleDb, 25, "ERLE \(r.erleDb) dB")
         XCTAssertEqual(r.stats.resets, 0)
     }

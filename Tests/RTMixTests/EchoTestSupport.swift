@@ -115,7 +115,7 @@ enum EchoSim {
 /// `micClockPpm == 0` the calls alternate render, capture (a duplex
 /// callback); otherwise capture calls come `micClockPpm` faster.
 nonisolated(unsafe) var simulatedNs: UInt64 = 0
-func simulatedClock() -> UInt64 { simulatedNs }
+func simulatedClock(_ context: UnsafeMutableRawPointer?) -> UInt64 { simulatedNs }
 
 struct DeviceRun {
     var block: Int            // capture frames per call
@@ -135,7 +135,7 @@ struct DeviceRun {
         let blockNs = Double(block) * 1e9 / Double(captureRate)
         // Both sides read a simulated clock: render r happens at r blocks,
         // capture c at c capture-clock blocks.
-        engine.core.pointee.capture!.pointee.clock = simulatedClock
+        try engine.setClock(simulatedClock)
         var r = 0, c = 0
         while c < captureBlocks {
             // Render first when both are due at once (duplex order).
