@@ -1452,6 +1452,43 @@ static void test_capture_config(void) {
     }
 }
 
+static uint64_t fake_now_ns = 0;
+static int fake_clock_calls = 0;
+static uint64_t fake_clock(void *user) {
+    fake_clock_calls += user == (void *)&fake_now_ns;
+    return fake_now_ns;
+}
+
+/* rtmix_engine_set_clock: bad inputs, and the host clock is what both
+ * sides read. */
+static void test_capture_clock(void) {
+    rtmix_engine *e = make_capture_engine(16000, 1, 480, 16000, 1, 200, 1);
+    rtmix_engine *off = make_engine(16000, 1, 480, 4);
+    rtmix_source_id s = add_source(e, RTMIX_DOMAIN_CALL, 16000, 1, 0);
+    static float f[160], play[160], out[160];
+    int k;
+
+    SECTION("capture_clock");
+    CHECK_ST(rtmix_engine_set_clock(NULL, fake_clock, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_engine_set_clock(off, fake_clock, NULL), RTMIX_ERR_BAD_STATE);
+    CHECK_ST(rtmix_engine_set_clock(e, fake_clock, &fake_now_ns), RTMIX_OK);
+    for (k = 0; k < 50; k++) {
+        fake_now_ns = 1000000000ull + (uint64_t)k * 10000000ull;
+        rtmix_source_push_f32(e, s, f, 160, NULL);
+        CHECK_ST(rtmix_render_f32(e, play, 160), RTMIX_OK);
+        CHECK_ST(rtmix_capture_process_f32(e, f, out, 160), RTMIX_OK);
+    }
+    CHECK(fake_clock_calls >= 50); /* read with its user pointer */
+    CHECK_ST(rtmix_engine_set_clock(e, NULL, NULL), RTMIX_OK); /* back to CLOCK_MONOTONIC */
+    k = fake_clock_calls;
+    rtmix_source_push_f32(e, s, f, 160, NULL);
+    CHECK_ST(rtmix_render_f32(e, play, 160), RTMIX_OK);
+    CHECK_ST(rtmix_capture_process_f32(e, f, out, 160), RTMIX_OK);
+    CHECK(fake_clock_calls == k);
+    rtmix_engine_destroy(off);
+    rtmix_engine_destroy(e);
+}
+
 static void test_capture_args(void) {
     rtmix_engine *e = make_capture_engine(48000, 2, 480, 16000, 1, 200, 1);
     rtmix_engine *off = make_engine(48000, 2, 480, 4);
@@ -2078,6 +2115,7 @@ int main(void) {
     test_output_format();
     test_capture_config();
     test_capture_args();
+    test_capture_clock();
     test_capture_passthrough();
     test_capture_nonfinite();
     test_capture_echo();
