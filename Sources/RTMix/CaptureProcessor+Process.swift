@@ -236,6 +236,11 @@ extension CaptureProcessor {
             canceller.reset()
             if gate != nil { gate!.leak = 1 }
         }
+        if moved && gate != nil {
+            // Right after the reference moves, the canceller's residual
+            // says nothing about near-end talk (see considerEstimate).
+            gate!.leak = 1
+        }
         delay = samples
         delaySource = source
         updateFeed()
@@ -274,6 +279,12 @@ extension CaptureProcessor {
         } else {
             candidate = estimate
             candidateHits = 1
+        }
+        if delaySource == 2 && gate != nil {
+            // The echo moved: until the reference is realigned and the
+            // canceller has recovered, its residual is no sign of near-end
+            // talk. The gate assumes a full residual again and learns anew.
+            gate!.leak = 1
         }
         // Two agreeing hops (~0.5 s) replace an estimate or nothing; a
         // host's hint needs four (~1 s of data gathered after it was set).

@@ -7,7 +7,7 @@ import CRTMixSupport
 /// samples are correlated with the last 2048 reference samples through one
 /// 2048-point complex FFT (mic in the real part, reference in the
 /// imaginary part). The cross-spectrum, normalised per hop, is averaged
-/// with a 1 s time constant, whitened (PHAT: each bin divided by its
+/// with a 0.5 s time constant, whitened (PHAT: each bin divided by its
 /// magnitude, which makes the correlation peak sharp in reverberant rooms)
 /// and transformed back; the highest peak within the lag range, refined by
 /// a parabola, is the estimate. Hops in which either signal is silent are
@@ -26,6 +26,8 @@ struct DelayEstimator: ~Copyable {
     @usableFromInline static var guardLags: Int { @_noLocks get { 64 } }
     @usableFromInline static var hop: Int { @_noLocks get { 512 } }
     @usableFromInline static var micLag: Int { @_noLocks get { 64 } }
+    /// Time constant of the cross-spectrum average.
+    static var averageSeconds: Double { 0.5 }
     @usableFromInline static var historyCapacity: Int { @_noLocks get { 4096 } }
 
     /// Input samples per decimated sample.
@@ -43,7 +45,7 @@ struct DelayEstimator: ~Copyable {
     @usableFromInline let im: UnsafeMutablePointer<Float>
     @usableFromInline let accRe: UnsafeMutablePointer<Float>
     @usableFromInline let accIm: UnsafeMutablePointer<Float>
-    /// Smoothing factor per hop (1 s time constant).
+    /// Smoothing factor per hop (`averageSeconds` time constant).
     @usableFromInline let alpha: Float
     @usableFromInline var nextHopAt: Int
     /// 0: idle; 1: spectrum accumulated, transform back on the next call.
@@ -97,7 +99,7 @@ struct DelayEstimator: ~Copyable {
         accIm = .allocate(capacity: n / 2 + 1)
         accIm.initialize(repeating: 0, count: n / 2 + 1)
         let hopSeconds = Double(DelayEstimator.hop * factor) / Double(sampleRate)
-        alpha = Float(rtmix_support_exp(-hopSeconds / 1.0))
+        alpha = Float(rtmix_support_exp(-hopSeconds / DelayEstimator.averageSeconds))
         nextHopAt = DelayEstimator.fftSize
     }
 
