@@ -38,7 +38,9 @@ struct DemoCaptureOptions {
 /// - the talker is a second SpeechSynth voice (lower pitch, longer vocal
 ///   tract than the far end), gated on in one part of the run.
 final class DemoMic: @unchecked Sendable {
-    static let outputFrames = DemoShared.blockFrames
+    /// Output frames per callback (10 ms at 48 kHz; a stored constant: a
+    /// static would be lazily initialized, which @_noLocks rejects).
+    let outputFrames = 480
 
     let rate: Int, factor: Int, block: Int
     let groupDelay: Int
@@ -68,6 +70,7 @@ final class DemoMic: @unchecked Sendable {
 
     init(options o: DemoCaptureOptions, totalSeconds: Double, seed: UInt64) {
         rate = o.captureRate
+        precondition(outputFrames == DemoShared.blockFrames)
         factor = DemoShared.outputRate / rate
         block = rate / 100
         // Decimator: N = 2·G·factor + 1 taps, group delay G capture samples.
@@ -86,8 +89,8 @@ final class DemoMic: @unchecked Sendable {
             sum += coeffs[i]
         }
         for i in 0..<decTaps { decCoeffs[i] = Float(coeffs[i] / sum) }
-        decHist = .allocate(capacity: decTaps - 1 + DemoMic.outputFrames)
-        decHist.initialize(repeating: 0, count: decTaps - 1 + DemoMic.outputFrames)
+        decHist = .allocate(capacity: decTaps - 1 + outputFrames)
+        decHist.initialize(repeating: 0, count: decTaps - 1 + outputFrames)
         decimated = .allocate(capacity: block)
         decimated.initialize(repeating: 0, count: block)
 
@@ -138,9 +141,9 @@ final class DemoMic: @unchecked Sendable {
 
     /// Render thread: `rendered` is one 10 ms block at 48 kHz stereo;
     /// writes `block` microphone samples. No allocation, locks or I/O.
-    @_noLocks
+    @_noLocks @_optimize(speed)
     func simulate(rendered: UnsafePointer<Float>, into mic: UnsafeMutablePointer<Float>) {
-        let n48 = DemoMic.outputFrames
+        let n48 = outputFrames
         // 1. mono + decimation.
         let keep = decTaps - 1
         for i in 0..<keep { decHist[i] = decHist[i + n48] }        // forward copy: overlap is safe
@@ -166,21 +169,20 @@ final class DemoMic: @unchecked Sendable {
     }
 }
 
-/// Σ a[i]·b[i] with two SIMD8 accumulators.
-@inline(__always)
+/// Σ a[i]·b[i] with eight independent accumulators (which the optimizer
+/// turns into vector code); optimized even in debug builds (cli-smoke runs
+/// the debug demo).
+@_optimize(speed)
 func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
-    var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>()
-    let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
-    let stride = MemoryLayout<Float>.stride
+    var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
+    var s4: Float = 0, s5: Float = 0, s6: Float = 0, s7: Float = 0
     var i = 0
-    while i + 16 <= n {
-        acc0 += ra.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
-            * rb.loadUnaligned(fromByteOffset: i * stride, as: SIMD8<Float>.self)
-        acc1 += ra.loadUnaligned(fromByteOffset: (i + 8) * stride, as: SIMD8<Float>.self)
-            * rb.loadUnaligned(fromByteOffset: (i + 8) * stride, as: SIMD8<Float>.self)
-        i += 16
+    while i + 8 <= n {
+        s0 += a[i] * b[i]; s1 += a[i + 1] * b[i + 1]; s2 += a[i + 2] * b[i + 2]; s3 += a[i + 3] * b[i + 3]
+        s4 += a[i + 4] * b[i + 4]; s5 += a[i + 5] * b[i + 5]; s6 += a[i + 6] * b[i + 6]; s7 += a[i + 7] * b[i + 7]
+        i += 8
     }
-    var s = (acc0 + acc1).sum()
+    var s = ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
     while i < n { s += a[i] * b[i]; i += 1 }
     return s
 }
