@@ -17,6 +17,16 @@ struct Demo: ParsableCommand {
         (SCHED_FIFO when permitted). Half way, the media domain is ducked 1.0 → 0.3 and the \
         call domain turned down 1.0 → 0.5. The playout is written to a WAV file and a report \
         is printed.
+
+        Capture (duplex, like iOS VoiceProcessingIO): right after each render the callback \
+        simulates the microphone — the rendered block (stereo → mono, decimated to the \
+        capture rate) after a device delay (--echo-delay-ms) through a synthetic room \
+        (RT60 0.35 s, 250 ms response, 0.4 m direct path), plus a near-end talker (another \
+        synthetic voice, 40–70 % of the run: double talk) and noise at -65 dBFS — and calls \
+        the engine's processCapture. The microphone goes to mic.wav, the published output \
+        (echo-cancelled voice + media at --publish-gain) to publish.wav; the report gives \
+        ERLE, the delay estimate against the simulated truth, drift, double talk, \
+        processCapture timing and the capture events.
         """)
 
     @Option(help: "Length of the scenario in seconds (0.1–3600).")
@@ -51,6 +61,30 @@ struct Demo: ParsableCommand {
     @Option(help: "Drift-compensation target for the voice buffer in ms (5–2000; 0 turns compensation off).")
     var voiceTargetMs: Float = 30
 
+    @Option(help: "Capture (microphone) rate in Hz: 16000 (default), 48000, 24000 or 8000.")
+    var captureRate = 16_000
+
+    @Option(help: "Simulated device delay from playout to microphone in ms (2–500; the room's direct path adds 1.2 ms).")
+    var echoDelayMs = 60.0
+
+    @Option(help: "Playout-to-capture delay hint for the engine in ms (0–1000; default none: the engine estimates it).")
+    var delayHintMs: Int?
+
+    @Option(help: """
+        Gain of the media domain in publish.wav (0–16). With 0 the demo also measures ERLE \
+        itself (mic / published power while only the far end plays).
+        """)
+    var publishGain: Float = 0.5
+
+    @Option(help: "Microphone WAV (default: mic.wav next to --output).")
+    var micOutput: String?
+
+    @Option(help: "Published-output WAV (default: publish.wav next to --output).")
+    var publishOutput: String?
+
+    @Flag(help: "No capture: render only (no mic.wav, publish.wav).")
+    var noCapture = false
+
     enum Solo: String, ExpressibleByArgument { case voice, media }
 
     func validate() throws {
@@ -63,11 +97,40 @@ struct Demo: ParsableCommand {
         guard voiceTargetMs == 0 || (5...2000).contains(voiceTargetMs) else {
             throw ValidationError("--voice-target-ms must be 0 or between 5 and 2000")
         }
+        guard [8_000, 16_000, 24_000, 48_000].contains(captureRate) else {
+            throw ValidationError("--capture-rate must be 8000, 16000, 24000 or 48000")
+        }
+        guard echoDelayMs.isFinite, (2...500).contains(echoDelayMs) else {
+            throw ValidationError("--echo-delay-ms must be between 2 and 500")
+        }
+        if let d = delayHintMs, !(0...1000).contains(d) { throw ValidationError("--delay-hint-ms must be 0–1000") }
+        guard publishGain.isFinite, (0...16).contains(publishGain) else {
+            throw ValidationError("--publish-gain must be between 0 and 16")
+        }
+    }
+
+    /// mic.wav / publish.wav next to --output unless given.
+    func sidePath(_ given: String?, _ name: String) -> String {
+        if let given { return given }
+        guard let slash = output.lastIndex(of: "/") else { return name }
+        return String(output[...slash]) + name
     }
 
     func run() throws {
+        var capture: DemoCaptureOptions?
+        if !noCapture {
+            var c = DemoCaptureOptions()
+            c.captureRate = captureRate
+            c.echoDelayMs = echoDelayMs
+            c.delayHintMs = delayHintMs
+            c.publishGain = publishGain
+            capture = c
+        }
+        let paths = [output, sidePath(micOutput, "mic.wav"), sidePath(publishOutput, "publish.wav")]
+        if capture != nil && Set(paths).count < 3 { throw CLIError("--output, --mic-output and --publish-output must differ") }
         let report = try DemoRun(seconds: seconds, output: output, format: format, fast: fast, seed: seed, solo: solo,
-                                 voiceDriftPpm: voiceDriftPpm, voiceTargetMs: voiceTargetMs).run()
+                                 voiceDriftPpm: voiceDriftPpm, voiceTargetMs: voiceTargetMs,
+                                 capture: capture, micOutput: paths[1], publishOutput: paths[2]).run()
         print(report)
         if stopRequested.load(ordering: .relaxed) { throw ExitCode(130) }   // interrupted
     }
@@ -83,6 +146,9 @@ struct DemoRun {
     let solo: Demo.Solo?
     var voiceDriftPpm: Double = 0
     var voiceTargetMs: Float = 0
+    var capture: DemoCaptureOptions? = nil
+    var micOutput = "mic.wav"
+    var publishOutput = "publish.wav"
 
     static let mediaDuck: Float = 0.3
     static let callLevel: Float = 0.5
@@ -95,6 +161,7 @@ struct DemoRun {
         var config = EngineConfig()
         config.sampleRate = DemoShared.outputRate
         config.channels = DemoShared.outputChannels
+        if let capture { config.captureRate = capture.captureRate }
         let engine: Engine
         let voice: SourceID, media: SourceID
         do {
@@ -108,11 +175,25 @@ struct DemoRun {
             mediaConfig.gain = solo == .voice ? 0 : 1
             voice = try engine.addSource(voiceConfig)
             media = try engine.addSource(mediaConfig)
+            if let capture {
+                try engine.setPublishGain(capture.publishGain, for: .media)
+                if let hint = capture.delayHintMs { try engine.setStreamDelay(ms: hint) }
+            }
         } catch {
             throw CLIError("engine setup failed: \(RTMixError.message(for: error.code))")
         }
         let file = try SoundFile(writing: output, sampleRate: DemoShared.outputRate,
                                  channels: DemoShared.outputChannels, encoding: format)
+        var demoCapture: DemoCapture?
+        var captureWriter: DemoCaptureWriter?
+        if let capture {
+            let c = DemoCapture(options: capture, totalSeconds: Double(totalBlocks) / 100, seed: seed)
+            captureWriter = DemoCaptureWriter(
+                micFile: try SoundFile(writing: micOutput, sampleRate: capture.captureRate, channels: 1, encoding: format),
+                pubFile: try SoundFile(writing: publishOutput, sampleRate: capture.captureRate, channels: 1, encoding: format),
+                capture: c)
+            demoCapture = c
+        }
 
         // Prefill before any thread starts: the voice's jitter buffer (60 ms)
         // and the player's first decode (≥ 150 ms).
@@ -128,8 +209,14 @@ struct DemoRun {
         installStopSignals()
         let wallStart = monotonicNs()
         let shared = DemoShared(engine: engine, voice: voice, media: media, fast: fast, totalBlocks: totalBlocks,
-                                startNs: wallStart + 20_000_000)
-        let writer = DemoWriter(file: file, halfBlock: halfBlock)
+                                startNs: wallStart + 20_000_000, capture: demoCapture)
+        if demoCapture != nil && fast {
+            // Faster than real time: the capture path's clock is the demo's timeline.
+            do { try engine.setClock(demoTimelineClock, context: Unmanaged.passUnretained(shared).toOpaque()) } catch {
+                throw CLIError("engine setup failed: \(RTMixError.message(for: error.code))")
+            }
+        }
+        let writer = DemoWriter(file: file, captureWriter: captureWriter, halfBlock: halfBlock)
         let voiceState = voiceProducer, mediaState = mediaProducer
         let threads = [
             JoinableThread { writer.run(shared: shared) },
@@ -162,6 +249,8 @@ struct DemoRun {
         if let error = writer.error { throw error }
         if let gainError { throw CLIError("gain change failed: \(gainError)") }
 
+        // The engine must not call the timeline clock after `shared` is gone.
+        if demoCapture != nil && fast { try? engine.setClock(nil) }
         return DemoReportText(run: self, shared: shared, engine: es, voice: vs, media: ms,
                               voiceProducer: voiceReport, mediaProducer: mediaReport, writer: writer,
                               wallNs: wallNs, gainsChanged: gainsChanged, events: events).text

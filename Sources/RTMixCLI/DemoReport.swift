@@ -59,8 +59,48 @@ struct DemoReportText {
         let limiterPct = frames > 0 ? 100 * Double(engine.limiterActiveFrames) / Double(frames) : 0
         add("limiter", "active \(engine.limiterActiveFrames) frames (\(fixed(limiterPct, 2)) %), min gain \(fixed(Double(engine.limiterMinGainDb), 2)) dB")
         add("output level", "peak \(decibels(Double(writer.whole.peak))), RMS \(decibels(writer.whole.rms)) (before change \(level(writer.firstHalf)), after \(level(writer.secondHalf)))")
+        if let capture = shared.capture, let cw = writer.captureWriter { captureLines(capture, cw, &lines) }
         add("wall time", "\(fixed(Double(wallNs) / 1e9, 2)) s (\(fixed(seconds / max(1e-9, Double(wallNs) / 1e9), 1))× real time)")
         return lines.joined(separator: "\n")
+    }
+
+    /// The capture report: what was simulated and how the canceller did.
+    private func captureLines(_ capture: DemoCapture, _ cw: DemoCaptureWriter, _ lines: inout [String]) {
+        func add(_ label: String, _ value: String) { lines.append("  " + padded(label) + value) }
+        let o = capture.options, m = capture.mic, cs = engine.capture
+        let rate = Double(m.rate)
+        lines.append("capture (duplex: processCapture right after each render)")
+        add("microphone", "\(m.rate) Hz mono -> \(run.micOutput); published -> \(run.publishOutput) (media publish gain \(fixed(Double(o.publishGain), 2)))")
+        add("echo path", "device delay \(fixed(Double(m.deviceDelaySamples) * 1000 / rate, 2)) ms + direct path \(fixed(m.directPathMs, 2)) ms = \(fixed(m.trueDelayMs, 2)) ms (truth); room RT60 \(fixed(o.rt60, 2)) s (measured \(fixed(m.measuredRT60, 2)) s), response \(fixed(Double(m.irLength) * 1000 / rate, 0)) ms")
+        add("near end", "second voice \(fixed(Double(m.nearStart) / rate, 2))–\(fixed(Double(m.nearEnd) / rate, 2)) s (mic \(cw.nearBlocks > 0 ? decibels((cw.nearMicPower / Double(cw.nearBlocks * capture.block)).squareRoot()) : "n/a") there); noise \(fixed(o.noiseDbfs, 0)) dBFS; mic peak \(decibels(Double(cw.micLevel.peak))), RMS \(decibels(cw.micLevel.rms))")
+        if cw.measuring {
+            let total = DemoCaptureWriter.erle(cw.micBefore + cw.micAfter, cw.outBefore + cw.outAfter)
+            let before = DemoCaptureWriter.erle(cw.micBefore, cw.outBefore), after = DemoCaptureWriter.erle(cw.micAfter, cw.outAfter)
+            func show(_ v: Double?) -> String { v.map { fixed($0, 1) + " dB" } ?? "n/a" }
+            add("ERLE (demo)", "\(show(total)) over \(fixed(Double(cw.blocksBefore + cw.blocksAfter) / 100, 2)) s far-end only (before the near end \(show(before)), after \(show(after))): mic / published power, near end silent, from \(fixed(o.settleSeconds, 1)) s and \(fixed(o.afterTalkSeconds, 1)) s after the talk")
+        } else {
+            add("ERLE (demo)", "not measured: publish.wav carries the media at \(fixed(Double(o.publishGain), 2)) (run with --publish-gain 0)")
+        }
+        add("ERLE (engine)", "\(fixed(Double(cs.erleDb), 1)) dB (last 1 s window)")
+        let err = Double(cs.delayMs) - m.trueDelayMs
+        add("delay", "\(fixed(Double(cs.delayMs), 2)) ms in use (\(cs.delaySource)\(o.delayHintMs.map { ", hint \($0) ms" } ?? ", no hint")), estimator \(fixed(Double(cs.estimatedDelayMs), 2)) ms (confidence \(fixed(Double(cs.estimateConfidence), 1))); truth \(fixed(m.trueDelayMs, 2)) ms, error \(err >= 0 ? "+" : "")\(fixed(err, 2)) ms; \(cs.delayChanges) changes")
+        add("drift", "\(fixed(Double(cs.driftPpm), 1)) ppm (one device: truth 0)")
+        add("double talk", "\(cs.doubleTalkFrames) frames (\(fixed(Double(cs.doubleTalkFrames) / rate, 2)) s; the near end talks \(fixed(Double(m.nearEnd - m.nearStart) / rate, 2)) s)\(cs.doubleTalk ? ", active now" : "")")
+        add("canceller", "resets \(cs.resets), calls without reference \(cs.callsWithoutReference), reference overflow frames \(cs.referenceOverflowFrames), capture latency \(cs.latencyFrames) frames (\(fixed(Double(cs.latencyFrames) * 1000 / rate, 1)) ms)")
+        let h = capture.timing
+        add("capture time", "p50 \(h.percentileMicros(0.5)) µs  p99 \(h.percentileMicros(0.99)) µs  max \(micros(h.maxNs)) in \(cs.calls) calls, \(capture.errors.load(ordering: .relaxed)) errors (processCapture, measured in the callback)")
+        let kinds: [EngineEventKind] = [.echoPathChanged, .cancellerReset, .referenceMissing, .driftOutOfRange]
+        let ce = events.filter { kinds.contains($0.kind) }
+        var shown = ce.prefix(6).map { e -> String in
+            let t = fixed(Double(e.frameTime) / rate, 2)
+            switch e.kind {
+            case .echoPathChanged: return "echoPathChanged at \(t) s (\(fixed(Double(e.value) / 1000, 2)) ms)"
+            case .driftOutOfRange: return "driftOutOfRange at \(t) s (\(e.value) ppm)"
+            default: return "\(e.kind) at \(t) s (\(e.value))"
+            }
+        }.joined(separator: ", ")
+        if ce.count > 6 { shown += ", … (\(ce.count) in all)" }
+        add("capture events", ce.isEmpty ? "none" : shown)
     }
 
     /// Event counts by kind, e.g. "underrunBegan ×2, limiterEngaged ×1".

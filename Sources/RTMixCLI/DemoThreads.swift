@@ -32,6 +32,9 @@ final class DemoShared: @unchecked Sendable {
     let startNs: UInt64
 
     let voiceClock: Participant, mediaClock: Participant, controlClock: Participant
+    /// The capture side (simulated microphone + processCapture in the
+    /// render callback), nil when capture is off.
+    let capture: DemoCapture?
 
     /// Blocks rendered so far (also the clock in fast mode).
     let renderedBlocks = Atomic<Int>(0)
@@ -48,8 +51,10 @@ final class DemoShared: @unchecked Sendable {
     let lateness = MicrosHistogram(maxMicros: 20_000)
     nonisolated(unsafe) var realtimeScheduling = false
 
-    init(engine: Engine, voice: SourceID, media: SourceID, fast: Bool, totalBlocks: Int, startNs: UInt64) {
+    init(engine: Engine, voice: SourceID, media: SourceID, fast: Bool, totalBlocks: Int, startNs: UInt64,
+         capture: DemoCapture? = nil) {
         self.engine = engine
+        self.capture = capture
         self.voice = voice
         self.media = media
         self.fast = fast
@@ -107,7 +112,9 @@ final class DemoShared: @unchecked Sendable {
 
     /// The output "device": one `render` every 10 ms at absolute deadlines.
     /// Inside the loop: no allocation, locks, printing or strings; only
-    /// atomics, clock_nanosleep, clock_gettime and `engine.render`.
+    /// atomics, clock_nanosleep, clock_gettime, `engine.render` and, with
+    /// capture on, the duplex part right after render: the simulated
+    /// microphone (preallocated) and `engine.processCapture`.
     func renderLoop() {
         realtimeScheduling = !fast && trySchedFifo(priority: 80)
         let engine = self.engine
@@ -138,6 +145,7 @@ final class DemoShared: @unchecked Sendable {
                 target.update(repeating: 0, count: blockSamples)
                 renderErrors.add(1, ordering: .relaxed)
             }
+            capture?.duplex(engine: engine, rendered: target, slot: full ? nil : p % DemoShared.ringBlocks, callback: n)
             if full {
                 droppedBlocks.add(1, ordering: .relaxed)
             } else {
@@ -301,13 +309,15 @@ struct MediaProducer: @unchecked Sendable {
 /// called here only, never on the render thread) and meters the levels.
 final class DemoWriter: @unchecked Sendable {
     let file: SoundFile
+    let captureWriter: DemoCaptureWriter?
     let halfBlock: Int
     var firstHalf = LevelMeter(), secondHalf = LevelMeter(), whole = LevelMeter()
     var blocksWritten = 0
     var error: CLIError?
 
-    init(file: SoundFile, halfBlock: Int) {
+    init(file: SoundFile, captureWriter: DemoCaptureWriter? = nil, halfBlock: Int) {
         self.file = file
+        self.captureWriter = captureWriter
         self.halfBlock = halfBlock
     }
 
@@ -326,11 +336,15 @@ final class DemoWriter: @unchecked Sendable {
             whole.add(block, count: blockSamples)
             if blocksWritten < halfBlock { firstHalf.add(block, count: blockSamples) } else { secondHalf.add(block, count: blockSamples) }
             if error == nil {
-                do { try file.write(block, frames: DemoShared.blockFrames) } catch { self.error = error }
+                do {
+                    try file.write(block, frames: DemoShared.blockFrames)
+                    try captureWriter?.write(slot: c % DemoShared.ringBlocks)
+                } catch { self.error = error }
             }
             blocksWritten += 1
             shared.consumed.store(c + 1, ordering: .releasing)
         }
         file.close()
+        captureWriter?.close()
     }
 }
