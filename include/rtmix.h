@@ -149,6 +149,13 @@ typedef struct rtmix_engine_config {
     int32_t noise_suppression; /* 1 (default) / 0 */
     int32_t echo_suppression;  /* residual-echo suppression, 1 (default) / 0 */
     int32_t agc;               /* automatic gain control, 0 (default) / 1 */
+    int32_t aec_stereo_reference; /* stereo output: 1 (default) cancels each
+                                     loudspeaker's echo (speexdsp's
+                                     two-speaker canceller: +7..+31 dB over
+                                     a mono downmix with two distinct
+                                     loudspeaker paths, 1.8x the canceller's
+                                     cost); 0 = one canceller on the mono
+                                     downmix. Ignored for mono output. */
 } rtmix_engine_config;
 
 typedef struct rtmix_source_config {

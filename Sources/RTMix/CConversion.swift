@@ -44,6 +44,7 @@ enum CConversion {
         r.noise_suppression = c.noiseSuppression ? 1 : 0
         r.echo_suppression = c.echoSuppression ? 1 : 0
         r.agc = c.agc ? 1 : 0
+        r.aec_stereo_reference = c.aecStereoReference ? 1 : 0
         return r
     }
 
@@ -79,6 +80,7 @@ enum CConversion {
         r.noiseSuppression = c.noise_suppression != 0
         r.echoSuppression = c.echo_suppression != 0
         r.agc = c.agc != 0
+        r.aecStereoReference = c.aec_stereo_reference != 0
         return r
     }
 

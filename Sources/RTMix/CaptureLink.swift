@@ -12,7 +12,8 @@ import Synchronization
 ///   events (the latter under the control lock).
 @usableFromInline
 struct CaptureLink: ~Copyable {
-    /// [reference, media] frames at the capture rate, render → capture.
+    /// [reference (1 or 2 channels), media] frames at the capture rate,
+    /// render → capture.
     @usableFromInline let ring: SPSCRing
     @usableFromInline let tap: UnsafeMutablePointer<ReferenceTap>
     @usableFromInline let processor: UnsafeMutablePointer<CaptureProcessor>
@@ -97,13 +98,14 @@ struct CaptureLink: ~Copyable {
     /// nil when an allocation fails.
     init?(config: EngineConfig) {
         guard let t = ReferenceTap(maxFrames: config.maxFrames, outputRate: config.sampleRate,
-                                   captureRate: config.captureRate),
+                                   captureRate: config.captureRate,
+                                   referenceChannels: config.captureReferenceChannels),
               let p = CaptureProcessor(config: config)
         else { return nil }
         // One second of reference plus two blocks at the capture rate.
         var capacity = 1
         while capacity < config.captureRate + 2 * config.maxFrames * 6 { capacity <<= 1 }
-        ring = SPSCRing(capacityFrames: capacity, channels: 2)
+        ring = SPSCRing(capacityFrames: capacity, channels: config.captureReferenceChannels + 1)
         tap = .allocate(capacity: 1)
         tap.initialize(to: t)
         processor = .allocate(capacity: 1)

@@ -70,7 +70,8 @@ extension CaptureProcessor {
             if regions.secondFrames > 0 { follower.append(interleaved: regions.second, frames: regions.secondFrames) }
             link.ring.commitRead(regions.frames)
             taken += regions.frames
-            let made = follower.produce(drained0, drained1, maxFrames: chunk * 2, step: step, both: both)
+            let made = follower.produce(drained, outStride: chunk * 2, maxFrames: chunk * 2, step: step,
+                                        computed: both ? referenceChannels + 1 : referenceChannels)
             appendHistory(made, both: both)
         }
         ringRead &+= UInt64(taken)
@@ -97,11 +98,21 @@ extension CaptureProcessor {
     @_noLocks
     mutating func appendHistory(_ count: Int, both: Bool) {
         let mask = historyCapacity - 1
-        for i in 0..<count {
-            historyRef[(h + i) & mask] = drained0[i]
-            historyMedia[(h + i) & mask] = both ? drained1[i] : 0
+        let plane = chunk * 2
+        for ch in 0..<referenceChannels {
+            let src = drained + ch * plane, dst = history + ch * historyCapacity
+            for i in 0..<count { dst[(h + i) & mask] = src[i] }
         }
-        estimator.appendReference(drained0, count: count)
+        let mediaSrc = drained + referenceChannels * plane
+        let mediaDst = history + referenceChannels * historyCapacity
+        for i in 0..<count { mediaDst[(h + i) & mask] = both ? mediaSrc[i] : 0 }
+        if referenceChannels == 1 {
+            estimator.appendReference(drained, count: count)
+        } else {
+            let r = drained + plane
+            for i in 0..<count { drainedMono[i] = 0.5 * (drained[i] + r[i]) }
+            estimator.appendReference(drainedMono, count: count)
+        }
         h += count
     }
 
@@ -304,13 +315,15 @@ extension CaptureProcessor {
         let mask = historyCapacity - 1
         let start = processed + kFeed
         var missing = 0
+        let refs = referenceChannels
+        let media = history + refs * historyCapacity
         for i in 0..<size {
             let index = start + i
             if index < h && index >= h - historyCapacity && index >= 0 {
-                frameRef[i] = historyRef[index & mask]
-                frameMedia[i] = historyMedia[index & mask]
+                for ch in 0..<refs { frameRef[i * refs + ch] = history[ch * historyCapacity + (index & mask)] }
+                frameMedia[i] = media[index & mask]
             } else {
-                frameRef[i] = 0
+                for ch in 0..<refs { frameRef[i * refs + ch] = 0 }
                 frameMedia[i] = 0
                 missing += 1
             }

@@ -47,15 +47,19 @@ struct CaptureProcessor: ~Copyable {
     var follower: DriftResampler
     var estimator: DelayEstimator
 
-    // reference history (planar: echo reference, media)
+    /// Reference channels (1, or 2 for a two-loudspeaker canceller); the
+    /// media channel follows them in the ring, follower and history.
+    @usableFromInline let referenceChannels: Int
+    // reference history: planar, referenceChannels + 1 channels of
+    // `historyCapacity` each (the last one is the media to publish)
     @usableFromInline let historyCapacity: Int
-    @usableFromInline let historyRef: UnsafeMutablePointer<Float>
-    @usableFromInline let historyMedia: UnsafeMutablePointer<Float>
+    @usableFromInline let history: UnsafeMutablePointer<Float>
     @usableFromInline var h = 0
-    // ring drain scratch
+    // ring drain scratch: planar, the same channels, `2 × chunk` each,
+    // plus the mono sum of the reference for the delay estimator
     @usableFromInline let chunk: Int
-    @usableFromInline let drained0: UnsafeMutablePointer<Float>
-    @usableFromInline let drained1: UnsafeMutablePointer<Float>
+    @usableFromInline let drained: UnsafeMutablePointer<Float>
+    @usableFromInline let drainedMono: UnsafeMutablePointer<Float>
     // microphone
     @usableFromInline var n = 0
     @usableFromInline var processed = 0
@@ -135,7 +139,9 @@ struct CaptureProcessor: ~Copyable {
         channels = config.captureChannels
         frameSize = config.captureFrameSize
         maxFrames = config.maxFrames
+        referenceChannels = config.captureReferenceChannels
         guard let c = EchoCanceller(frameSize: frameSize, sampleRate: rate, tailMs: config.aecTailMs,
+                                    speakers: config.captureReferenceChannels,
                                     noiseSuppression: config.noiseSuppression,
                                     echoSuppression: config.echoSuppression, agc: config.agc)
         else { return nil }
@@ -143,20 +149,19 @@ struct CaptureProcessor: ~Copyable {
         gate = config.echoSuppression && config.aecTailMs > 0
             ? ResidualEchoGate(sampleRate: config.captureRate, frameSize: config.captureFrameSize) : nil
         chunk = 1024
-        follower = DriftResampler(chunkFrames: chunk)
+        follower = DriftResampler(chunkFrames: chunk, channels: config.captureReferenceChannels + 1)
         estimator = DelayEstimator(sampleRate: rate)
         // History: the longest delay searched (~0.6 s) + two blocks + slack.
         var capacity = 1
         while capacity < rate + 2 * maxFrames + 2 * chunk { capacity <<= 1 }
         historyCapacity = capacity
-        historyRef = .allocate(capacity: capacity)
-        historyRef.initialize(repeating: 0, count: capacity)
-        historyMedia = .allocate(capacity: capacity)
-        historyMedia.initialize(repeating: 0, count: capacity)
-        drained0 = .allocate(capacity: chunk * 2)
-        drained0.initialize(repeating: 0, count: chunk * 2)
-        drained1 = .allocate(capacity: chunk * 2)
-        drained1.initialize(repeating: 0, count: chunk * 2)
+        let planes = config.captureReferenceChannels + 1
+        history = .allocate(capacity: capacity * planes)
+        history.initialize(repeating: 0, count: capacity * planes)
+        drained = .allocate(capacity: chunk * 2 * planes)
+        drained.initialize(repeating: 0, count: chunk * 2 * planes)
+        drainedMono = .allocate(capacity: chunk * 2)
+        drainedMono.initialize(repeating: 0, count: chunk * 2)
         // Up to 4 frames may wait for their reference, plus one call.
         micQueue = .allocate(capacity: maxFrames + 4 * frameSize)
         micQueue.initialize(repeating: 0, count: maxFrames + 4 * frameSize)
@@ -166,8 +171,8 @@ struct CaptureProcessor: ~Copyable {
         scratchIn.initialize(repeating: 0, count: maxFrames * 2)
         scratchOut = .allocate(capacity: maxFrames * 2)
         scratchOut.initialize(repeating: 0, count: maxFrames * 2)
-        frameRef = .allocate(capacity: frameSize)
-        frameRef.initialize(repeating: 0, count: frameSize)
+        frameRef = .allocate(capacity: frameSize * config.captureReferenceChannels)
+        frameRef.initialize(repeating: 0, count: frameSize * config.captureReferenceChannels)
         frameMedia = .allocate(capacity: frameSize)
         frameMedia.initialize(repeating: 0, count: frameSize)
         frameOut = .allocate(capacity: frameSize)
@@ -177,10 +182,9 @@ struct CaptureProcessor: ~Copyable {
     }
 
     deinit {
-        historyRef.deallocate()
-        historyMedia.deallocate()
-        drained0.deallocate()
-        drained1.deallocate()
+        history.deallocate()
+        drained.deallocate()
+        drainedMono.deallocate()
         micQueue.deallocate()
         outQueue.deallocate()
         scratchIn.deallocate()

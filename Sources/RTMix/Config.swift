@@ -55,6 +55,12 @@ public struct EngineConfig: Sendable, Equatable {
     public var echoSuppression = true
     /// Automatic gain control of the published voice.
     public var agc = false
+    /// With stereo output, cancel each loudspeaker's echo on its own
+    /// (speexdsp's two-speaker canceller: +7 to +31 dB over a mono downmix
+    /// reference with two distinct loudspeaker paths, at 1.8× the
+    /// canceller's cost; Benchmarks/Exploratory/stereo_reference.c).
+    /// false, or mono output: one canceller on the mono downmix.
+    public var aecStereoReference = true
 
     @_noLocks public init() {}
 
@@ -80,6 +86,9 @@ public struct EngineConfig: Sendable, Equatable {
         }
         return nil
     }
+
+    /// Reference channels the canceller gets (1 or 2).
+    var captureReferenceChannels: Int { aecStereoReference && channels == 2 ? 2 : 1 }
 
     /// The canceller's frame: 10 ms at the capture rate.
     var captureFrameSize: Int { captureRate / 100 }

@@ -1,8 +1,9 @@
 import CRTMixSupport
 
 /// A fractional resampler for ratios within a few thousand ppm of 1: the
-/// capture path's reference clock follower. Two planar channels (the echo
-/// reference and the media to publish) share one read position.
+/// capture path's reference clock follower. Up to three planar channels
+/// (the echo reference, one or two, and the media to publish) share one
+/// read position.
 ///
 /// Each output sample is the input interpolated at a fractional position
 /// `pos` with a 24-tap Kaiser-windowed sinc whose coefficients are
@@ -23,14 +24,19 @@ struct DriftResampler: ~Copyable {
     @usableFromInline let chunkFrames: Int
     /// (phases + 1) × taps coefficients.
     @usableFromInline let table: UnsafeMutablePointer<Float>
-    @usableFromInline let input0: UnsafeMutablePointer<Float>
-    @usableFromInline let input1: UnsafeMutablePointer<Float>
+    @usableFromInline let channels: Int
+    /// `channels` planar input buffers, `stride` floats apart.
+    @usableFromInline let inputs: UnsafeMutablePointer<Float>
+    @usableFromInline let stride: Int
+    /// The current output's interpolated kernel (`taps` floats).
+    @usableFromInline let kernel: UnsafeMutablePointer<Float>
     @usableFromInline var count = 0
     /// Position of the next output, in input frames from input[0].
     @usableFromInline var pos: Double
 
-    init(chunkFrames: Int) {
+    init(chunkFrames: Int, channels: Int) {
         self.chunkFrames = chunkFrames
+        self.channels = channels
         let taps = DriftResampler.taps, phases = DriftResampler.phases
         table = .allocate(capacity: (phases + 1) * taps)
         // Kaiser window, beta 8 (sidelobes ~ -80 dB); sinc at full band.
@@ -57,17 +63,18 @@ struct DriftResampler: ~Copyable {
                 table[p * taps + k] = Float(sinc * w)
             }
         }
-        input0 = .allocate(capacity: chunkFrames + taps)
-        input0.initialize(repeating: 0, count: chunkFrames + taps)
-        input1 = .allocate(capacity: chunkFrames + taps)
-        input1.initialize(repeating: 0, count: chunkFrames + taps)
+        stride = chunkFrames + taps
+        kernel = .allocate(capacity: taps)
+        kernel.initialize(repeating: 0, count: taps)
+        inputs = .allocate(capacity: stride * channels)
+        inputs.initialize(repeating: 0, count: stride * channels)
         pos = Double(taps / 2 - 1)
     }
 
     deinit {
         table.deallocate()
-        input0.deallocate()
-        input1.deallocate()
+        kernel.deallocate()
+        inputs.deallocate()
     }
 
     /// Room for input frames before `produce` must drain some.
@@ -80,29 +87,30 @@ struct DriftResampler: ~Copyable {
         pos = Double(DriftResampler.taps / 2 - 1)
     }
 
-    /// Appends `frames` interleaved stereo frames ([reference, media]) as
-    /// the two planar channels; at most `room`.
+    /// Appends `frames` interleaved frames of `channels` channels as the
+    /// planar channels; at most `room`.
     @_noLocks
     mutating func append(interleaved src: UnsafePointer<Float>, frames: Int) {
         let n = min(frames, room)
-        let a = input0 + count, b = input1 + count
-        for i in 0..<n {
-            a[i] = src[2 * i]
-            b[i] = src[2 * i + 1]
+        let c = channels
+        for ch in 0..<c {
+            let dst = inputs + ch * stride + count
+            for i in 0..<n { dst[i] = src[i * c + ch] }
         }
         count += n
     }
 
-    /// Writes up to `maxFrames` outputs to `out0`/`out1` (channel 1 only when
-    /// `both`; else it is left untouched), advancing by `step` input frames
-    /// per output, then drops the input no later output needs. Returns the
-    /// outputs written.
+    /// Writes up to `maxFrames` outputs of the first `computed` channels to
+    /// `out` (planar, channel c at `out + c * outStride`; the others are
+    /// left untouched), advancing by `step` input frames per output, then
+    /// drops the input no later output needs. Returns the outputs written.
     @_noLocks
-    mutating func produce(_ out0: UnsafeMutablePointer<Float>, _ out1: UnsafeMutablePointer<Float>,
-                          maxFrames: Int, step: Double, both: Bool) -> Int {
+    mutating func produce(_ out: UnsafeMutablePointer<Float>, outStride: Int, maxFrames: Int, step: Double,
+                          computed: Int) -> Int {
         let taps = DriftResampler.taps
         let halfBack = taps / 2 - 1
         let phases = Double(DriftResampler.phases)
+        let channelCount = min(computed, channels)
         var produced = 0
         var p = pos
         while produced < maxFrames {
@@ -111,27 +119,31 @@ struct DriftResampler: ~Copyable {
             let f = (p - Double(i0)) * phases
             let ph = Int(f)
             let w = Float(f - Double(ph))
-            let c0 = table + ph * taps
-            let c1 = c0 + taps
-            let x0 = input0 + (i0 - halfBack)
             if ph == 0 && w == 0 {
                 // Integer position: the kernel is a unit impulse.
-                out0[produced] = x0[halfBack]
-                if both { out1[produced] = input1[i0] }
+                for ch in 0..<channelCount { out[ch * outStride + produced] = inputs[ch * stride + i0] }
             } else {
-                var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>()
-                let x1 = input1 + (i0 - halfBack)
+                // This position's kernel, interpolated between two phases.
+                let c0 = table + ph * taps
+                let c1 = c0 + taps
                 var k = 0
                 while k < taps {
                     let a = UnsafeRawPointer(c0 + k).loadUnaligned(as: SIMD8<Float>.self)
                     let b = UnsafeRawPointer(c1 + k).loadUnaligned(as: SIMD8<Float>.self)
-                    let c = a + (b - a) * w
-                    acc0 += c * UnsafeRawPointer(x0 + k).loadUnaligned(as: SIMD8<Float>.self)
-                    if both { acc1 += c * UnsafeRawPointer(x1 + k).loadUnaligned(as: SIMD8<Float>.self) }
+                    UnsafeMutableRawPointer(kernel + k).storeBytes(of: a + (b - a) * w, as: SIMD8<Float>.self)
                     k += 8
                 }
-                out0[produced] = acc0.sum()
-                if both { out1[produced] = acc1.sum() }
+                for ch in 0..<channelCount {
+                    let x = inputs + ch * stride + (i0 - halfBack)
+                    var acc = SIMD8<Float>()
+                    k = 0
+                    while k < taps {
+                        acc += UnsafeRawPointer(kernel + k).loadUnaligned(as: SIMD8<Float>.self)
+                            * UnsafeRawPointer(x + k).loadUnaligned(as: SIMD8<Float>.self)
+                        k += 8
+                    }
+                    out[ch * outStride + produced] = acc.sum()
+                }
             }
             produced += 1
             p += step
@@ -140,9 +152,9 @@ struct DriftResampler: ~Copyable {
         let drop = max(0, min(count, Int(p) - halfBack))
         if drop > 0 {
             let keep = count - drop
-            for i in 0..<keep {  // forward copy: the regions overlap, dest first
-                input0[i] = input0[i + drop]
-                input1[i] = input1[i + drop]
+            for ch in 0..<channels {
+                let x = inputs + ch * stride
+                for i in 0..<keep { x[i] = x[i + drop] }  // forward copy: the regions overlap, dest first
             }
             count = keep
             p -= Double(drop)

@@ -29,6 +29,9 @@ struct EchoCanceller: ~Copyable {
     }
 
     @usableFromInline let frameSize: Int
+    /// Reference channels (loudspeakers): 1, or 2 for speexdsp's
+    /// multichannel canceller (`speex_echo_state_init_mc`).
+    @usableFromInline let speakers: Int
     /// `SpeexEchoState *`, nil when the canceller is off (tail 0).
     @usableFromInline let echo: OpaquePointer?
     /// `SpeexPreprocessState *`, nil when no suppression or AGC is on.
@@ -38,14 +41,15 @@ struct EchoCanceller: ~Copyable {
     @usableFromInline let out16: UnsafeMutablePointer<Int16>
 
     /// nil when speexdsp cannot allocate its state.
-    init?(frameSize: Int, sampleRate: Int, tailMs: Int, noiseSuppression: Bool, echoSuppression: Bool,
-          agc: Bool) {
+    init?(frameSize: Int, sampleRate: Int, tailMs: Int, speakers: Int, noiseSuppression: Bool,
+          echoSuppression: Bool, agc: Bool) {
         var rate = Int32(sampleRate)
         var echoState: OpaquePointer? = nil
         if tailMs > 0 {
-            guard let e = speex_echo_state_init(Int32(frameSize), Int32(sampleRate * tailMs / 1000)) else {
-                return nil
-            }
+            let tail = Int32(sampleRate * tailMs / 1000)
+            let made = speakers > 1 ? speex_echo_state_init_mc(Int32(frameSize), tail, 1, Int32(speakers))
+                                    : speex_echo_state_init(Int32(frameSize), tail)
+            guard let e = made else { return nil }
             _ = speex_echo_ctl(e, SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
             echoState = e
         }
@@ -70,12 +74,13 @@ struct EchoCanceller: ~Copyable {
             pre = p
         }
         self.frameSize = frameSize
+        self.speakers = speakers
         echo = echoState
         preprocess = pre
         mic16 = .allocate(capacity: frameSize)
         mic16.initialize(repeating: 0, count: frameSize)
-        ref16 = .allocate(capacity: frameSize)
-        ref16.initialize(repeating: 0, count: frameSize)
+        ref16 = .allocate(capacity: frameSize * speakers)
+        ref16.initialize(repeating: 0, count: frameSize * speakers)
         out16 = .allocate(capacity: frameSize)
         out16.initialize(repeating: 0, count: frameSize)
     }
@@ -88,15 +93,16 @@ struct EchoCanceller: ~Copyable {
         out16.deallocate()
     }
 
-    /// Cancels the echo of `reference` in `mic` (one frame each) into `out`
-    /// (may alias `mic`). Returns the frame's powers.
+    /// Cancels the echo of `reference` (one frame, `speakers` interleaved
+    /// channels) in `mic` (one mono frame) into `out` (may alias `mic`).
+    /// Returns the frame's powers (the reference's per sample).
     @_noLocks
     func process(mic: UnsafePointer<Float>, reference: UnsafePointer<Float>,
                  out: UnsafeMutablePointer<Float>) -> FramePowers {
         let n = frameSize
         var powers = FramePowers()
         powers.mic = EchoCanceller.toS16(mic, mic16, count: n)
-        powers.reference = EchoCanceller.toS16(reference, ref16, count: n)
+        powers.reference = EchoCanceller.toS16(reference, ref16, count: n * speakers)
         let m = UnsafePointer(mic16), r = UnsafePointer(ref16), o = out16
         if let e = echo {
             _unsafePerformance { speex_echo_cancellation(e, m, r, o) }

@@ -1,20 +1,25 @@
 /// The render side of the capture path: after the limiter, every render
 /// call hands the capture thread what was actually played (the echo
-/// reference: the whole mix, mono) and the media-domain sum (what may be
-/// published: source gains applied, not the local media volume), both
-/// brought to the capture rate, through the lock-free `ring` (stereo frames
-/// [reference, media]).
+/// reference: the whole mix, mono or both loudspeaker channels) and the
+/// media-domain sum (what may be published: source gains applied, not the
+/// local media volume), all brought to the capture rate, through the
+/// lock-free `ring`: frames of `referenceChannels` reference channels then
+/// one media channel.
 ///
 /// Owned by the render thread (and by a control thread holding the render
 /// role, which rebuilds the resampler when the output format changes).
 /// `init` allocates; `write` does not.
 @usableFromInline
 struct ReferenceTap: ~Copyable {
-    /// Output rate → capture rate, two channels; nil when they are equal.
+    /// Output rate → capture rate; nil when they are equal.
     var resampler: Resampler?
     @usableFromInline let maxFrames: Int
-    /// Pending input at the output rate, interleaved [reference, media]:
-    /// what the resampler has not consumed yet (its look-ahead).
+    /// 1: the mono downmix; 2: left and right (a two-loudspeaker canceller).
+    @usableFromInline let referenceChannels: Int
+    /// Channels per ring frame: the reference channels + media.
+    @usableFromInline let channels: Int
+    /// Pending input at the output rate, interleaved: what the resampler
+    /// has not consumed yet (its look-ahead).
     @usableFromInline let staging: UnsafeMutablePointer<Float>
     @usableFromInline var stagingFrames = 0
     @usableFromInline let stagingCapacity: Int
@@ -28,15 +33,17 @@ struct ReferenceTap: ~Copyable {
     @usableFromInline var framesWritten: UInt64 = 0
 
     /// nil when the resampler cannot be created.
-    init?(maxFrames: Int, outputRate: Int, captureRate: Int) {
+    init?(maxFrames: Int, outputRate: Int, captureRate: Int, referenceChannels: Int) {
         self.maxFrames = maxFrames
+        self.referenceChannels = referenceChannels
+        channels = referenceChannels + 1
         stagingCapacity = maxFrames + 256
-        staging = .allocate(capacity: stagingCapacity * 2)
-        staging.initialize(repeating: 0, count: stagingCapacity * 2)
+        staging = .allocate(capacity: stagingCapacity * channels)
+        staging.initialize(repeating: 0, count: stagingCapacity * channels)
         // Up to 192 kHz → 8 kHz or 8 kHz → 48 kHz: room for ratio 6 + slack.
         convertedCapacity = stagingCapacity * 6 + 64
-        converted = .allocate(capacity: convertedCapacity * 2)
-        converted.initialize(repeating: 0, count: convertedCapacity * 2)
+        converted = .allocate(capacity: convertedCapacity * channels)
+        converted.initialize(repeating: 0, count: convertedCapacity * channels)
         mediaBus = .allocate(capacity: maxFrames * 2)
         mediaBus.initialize(repeating: 0, count: maxFrames * 2)
         resampler = nil
@@ -60,7 +67,7 @@ struct ReferenceTap: ~Copyable {
         if outputRate == captureRate {
             resampler = nil
         } else {
-            guard let r = Resampler(quality: .sincFastest, channels: 2, inputRate: outputRate,
+            guard let r = Resampler(quality: .sincFastest, channels: channels, inputRate: outputRate,
                                     outputRate: captureRate, driftCompensation: false) else { return false }
             resampler = consume r
         }
@@ -68,25 +75,36 @@ struct ReferenceTap: ~Copyable {
         return true
     }
 
-    /// Downmixes the block's output (post-limiter) and media bus to mono,
-    /// converts them to the capture rate and writes them to `ring`.
-    /// Returns the capture-rate frames written and those that did not fit
-    /// (the capture side is not draining the ring).
+    /// Takes the block's output (post-limiter, `outChannels`) and media bus
+    /// into the reference layout, converts it to the capture rate and
+    /// writes it to `ring`. Returns the capture-rate frames written and
+    /// those that did not fit (the capture side is not draining the ring).
     @_noLocks
-    mutating func write(output: UnsafePointer<Float>, channels: Int, frames: Int,
+    mutating func write(output: UnsafePointer<Float>, channels outChannels: Int, frames: Int,
                         ring: borrowing SPSCRing) -> (written: Int, lost: Int) {
         let n = min(frames, stagingCapacity - stagingFrames)
-        let dst = staging + stagingFrames * 2
+        let c = channels
+        let dst = staging + stagingFrames * c
         let bus = mediaBus
-        if channels == 2 {
-            for i in 0..<n {
-                dst[2 * i] = 0.5 * (output[2 * i] + output[2 * i + 1])
-                dst[2 * i + 1] = 0.5 * (bus[2 * i] + bus[2 * i + 1])
+        for i in 0..<n {
+            let f = dst + i * c
+            let l: Float, r: Float, media: Float
+            if outChannels == 2 {
+                l = output[2 * i]
+                r = output[2 * i + 1]
+                media = 0.5 * (bus[2 * i] + bus[2 * i + 1])
+            } else {
+                l = output[i]
+                r = l
+                media = bus[i]
             }
-        } else {
-            for i in 0..<n {
-                dst[2 * i] = output[i]
-                dst[2 * i + 1] = bus[i]
+            if referenceChannels == 2 {
+                f[0] = l
+                f[1] = r
+                f[2] = media
+            } else {
+                f[0] = 0.5 * (l + r)
+                f[1] = media
             }
         }
         stagingFrames += n
@@ -95,31 +113,31 @@ struct ReferenceTap: ~Copyable {
         switch resampler {
         case .none:
             offered = stagingFrames
-            lost = ReferenceTap.push(staging, frames: stagingFrames, to: ring)
+            lost = ReferenceTap.push(staging, frames: stagingFrames, channels: c, to: ring)
             stagingFrames = 0
-        case .some(let r):
-            let result = r.process(input: staging, inputFrames: stagingFrames, output: converted,
-                                   outputFrames: convertedCapacity, ratio: r.ratio)
+        case .some(let resampler):
+            let result = resampler.process(input: staging, inputFrames: stagingFrames, output: converted,
+                                           outputFrames: convertedCapacity, ratio: resampler.ratio)
             let left = stagingFrames - result.used
             if left > 0 && result.used > 0 {
-                for i in 0..<(left * 2) { staging[i] = staging[result.used * 2 + i] }
+                for i in 0..<(left * c) { staging[i] = staging[result.used * c + i] }
             }
             stagingFrames = left
             offered = result.generated
-            lost = ReferenceTap.push(converted, frames: result.generated, to: ring)
+            lost = ReferenceTap.push(converted, frames: result.generated, channels: c, to: ring)
         }
         return (offered - lost, lost)
     }
 
     /// Copies frames into the ring; returns those that did not fit.
     @_noLocks
-    static func push(_ src: UnsafePointer<Float>, frames: Int, to ring: borrowing SPSCRing) -> Int {
+    static func push(_ src: UnsafePointer<Float>, frames: Int, channels: Int, to ring: borrowing SPSCRing) -> Int {
         guard frames > 0 else { return 0 }
         let regions = ring.writableRegions(maxFrames: frames)
         let first = regions.first, second = regions.second
-        for i in 0..<(regions.firstFrames * 2) { first[i] = src[i] }
-        let rest = src + regions.firstFrames * 2
-        for i in 0..<(regions.secondFrames * 2) { second[i] = rest[i] }
+        for i in 0..<(regions.firstFrames * channels) { first[i] = src[i] }
+        let rest = src + regions.firstFrames * channels
+        for i in 0..<(regions.secondFrames * channels) { second[i] = rest[i] }
         ring.commitWrite(regions.frames)
         return frames - regions.frames
     }

@@ -343,7 +343,7 @@ static void test_get_config(void) {
     /* v0 fields never move; 0.2 appended the capture fields. */
     CHECK_U64(offsetof(rtmix_engine_config, resampler_quality), 32);
     CHECK_U64(offsetof(rtmix_engine_config, capture_rate), 36);
-    CHECK_U64(sizeof(rtmix_engine_config), 60);
+    CHECK_U64(sizeof(rtmix_engine_config), 64);
     CHECK_U64(offsetof(rtmix_engine_stats, sources_removed), 104);
     CHECK_U64(offsetof(rtmix_engine_stats, capture_calls), 112);
     CHECK_U64(sizeof(rtmix_engine_stats), 224);
