@@ -10,6 +10,12 @@ import PackageDescription
 //                backends (bare speexdsp for voices + libsamplerate for media)
 //                (target directory Benchmarks/Render: package-benchmark runs
 //                executables whose directory sits in a folder named Benchmarks).
+// - Capture      package-benchmark suite: one 10 ms capture call
+//                (processCapture) per iteration, engine vs. the bare speexdsp
+//                echo canceller + preprocessor calls for the same frames.
+// - CaptureCount the capture cases as a plain executable for callgrind
+//                (scripts/bench-callgrind-capture).
+// - CaptureCases the capture cases and their signals, shared by both.
 // - RenderCount  the same cases as a plain executable for callgrind
 //                (scripts/bench-callgrind counts instructions per callback).
 // - RenderCases  the cases themselves, shared by both.
@@ -46,6 +52,30 @@ let package = Package(
             name: "RenderCount",
             dependencies: ["RenderCases"],
             path: "Sources/RenderCount"
+        ),
+        .target(
+            name: "CaptureCases",
+            dependencies: [
+                .product(name: "RTMixKit", package: rootPackage),
+                "CSampleRateFloor",
+                "CSpeexDSPFloor",
+            ],
+            path: "Sources/CaptureCases"
+        ),
+        .executableTarget(
+            name: "CaptureCount",
+            dependencies: ["CaptureCases"],
+            path: "Sources/CaptureCount"
+        ),
+        .executableTarget(
+            name: "Capture",
+            dependencies: [
+                "CaptureCases",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ],
+            path: "Benchmarks/Capture",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
             name: "Render",
