@@ -283,8 +283,10 @@ extension CaptureProcessor {
         let tolerance = Double(rate) * 0.004
         if abs(estimate - delay) <= tolerance && delaySource != 0 {
             candidateHits = 0
+            estimator.tracking = true  // settled: estimate half as often
             return
         }
+        estimator.tracking = false
         if candidateHits > 0 && abs(estimate - candidate) <= tolerance {
             candidateHits += 1
         } else {
@@ -334,6 +336,9 @@ extension CaptureProcessor {
             gate!.process(frameOut, count: size, referencePower: powers.reference, micPower: powers.mic,
                           outputPower: powers.linear)
             talking = gate!.doubleTalk
+            // A residual far above the usual is near-end talk or a moved
+            // echo path: estimate at the full rate again.
+            if talking { estimator.tracking = false }
             var sum: Float = 0
             for i in 0..<size { sum += frameOut[i] * frameOut[i] }
             powers.output = sum / Float(size)

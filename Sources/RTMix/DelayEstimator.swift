@@ -3,7 +3,8 @@ import CRTMixSupport
 /// Estimates how far the echo in the microphone lags the reference:
 /// GCC-PHAT on both signals decimated to about 2 kHz.
 ///
-/// Every hop (512 decimated samples, ~256 ms) the last 768 decimated mic
+/// Every hop (512 decimated samples, ~256 ms; 512 ms while the caller
+/// says the delay is settled) the last 768 decimated mic
 /// samples are correlated with the last 2048 reference samples through one
 /// 2048-point complex FFT (mic in the real part, reference in the
 /// imaginary part). The cross-spectrum, normalised per hop, is averaged
@@ -47,7 +48,11 @@ struct DelayEstimator: ~Copyable {
     @usableFromInline let accIm: UnsafeMutablePointer<Float>
     /// Smoothing factor per hop (`averageSeconds` time constant).
     @usableFromInline let alpha: Float
+    @usableFromInline let alphaTracking: Float
     @usableFromInline var nextHopAt: Int
+    /// Set by the caller while the delay in use agrees with the estimates:
+    /// hops come half as often (512 ms), halving the estimator's cost.
+    @usableFromInline var tracking = false
     /// 0: idle; 1: spectrum accumulated, transform back on the next call.
     @usableFromInline var stage = 0
     @usableFromInline var hopsAccumulated = 0
@@ -100,6 +105,7 @@ struct DelayEstimator: ~Copyable {
         accIm.initialize(repeating: 0, count: n / 2 + 1)
         let hopSeconds = Double(DelayEstimator.hop * factor) / Double(sampleRate)
         alpha = Float(rtmix_support_exp(-hopSeconds / DelayEstimator.averageSeconds))
+        alphaTracking = alpha * alpha  // the same time constant over hops twice as long
         nextHopAt = DelayEstimator.fftSize
     }
 
@@ -122,6 +128,7 @@ struct DelayEstimator: ~Copyable {
         refFilter.reset()
         stage = 0
         hopsAccumulated = 0
+        tracking = false
         nextHopAt = DelayEstimator.fftSize
         accRe.update(repeating: 0, count: DelayEstimator.fftSize / 2 + 1)
         accIm.update(repeating: 0, count: DelayEstimator.fftSize / 2 + 1)
@@ -150,7 +157,7 @@ struct DelayEstimator: ~Copyable {
             return
         }
         guard micCount >= nextHopAt, refCount >= DelayEstimator.fftSize else { return }
-        nextHopAt = micCount + DelayEstimator.hop
+        nextHopAt = micCount + (tracking ? 2 * DelayEstimator.hop : DelayEstimator.hop)
         // The mic window ends `micLag` samples before the newest mic
         // sample: the newest reference can be behind the newest mic sample
         // (callback order, the drift follower's look-ahead), and a delay
@@ -189,7 +196,7 @@ struct DelayEstimator: ~Copyable {
         fft.forward(re, im)
         let product = micEnergy * refEnergy
         let norm: Float = 1 / _unsafePerformance { rtmix_support_sqrtf(product) }
-        let a = alpha
+        let a = tracking ? alphaTracking : alpha
         for k in 0...n / 2 {
             let j = (n - k) & (n - 1)
             // Z = FFT(mic + i·ref): MIC(k) = (Z(k) + Z*(N−k))/2,

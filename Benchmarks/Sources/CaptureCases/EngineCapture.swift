@@ -39,6 +39,9 @@ final class EngineCapture: CaptureCase {
         config.channels = outputChannels
         config.captureRate = signals.captureRate
         config.captureChannels = 1
+        // The same canceller as the floor (one reference channel): the
+        // ratio is RTMix's cost around the same speexdsp calls.
+        config.aecStereoReference = false
         engine = try Engine(config)
         source = try engine.addSource(SourceConfig(domain: .call, sampleRate: outputRate, channels: 1))
         playoutRate = outputRate
