@@ -273,20 +273,28 @@ struct DelayEstimator: ~Copyable {
     }
 }
 
-/// Low-pass (two biquads: a 4th-order Butterworth at 0.4 × the output
-/// rate) and keep every `factor`-th sample.
+/// Low-pass and keep every `factor`-th sample: with an even factor, pairs
+/// of samples are averaged first (a zero at the input's Nyquist, 20 dB
+/// down at 15/16 of it) so the two biquads (a 4th-order Butterworth at 0.4
+/// × the output rate) run at half the input rate.
 @usableFromInline
 struct Decimator {
     @usableFromInline let factor: Int
+    /// 2 when pairs are averaged first, else 1.
+    @usableFromInline let pre: Int
     @usableFromInline var b0: (Float, Float), b1: (Float, Float), b2: (Float, Float)
     @usableFromInline var a1: (Float, Float), a2: (Float, Float)
     @usableFromInline var z: (Float, Float, Float, Float) = (0, 0, 0, 0)
     @usableFromInline var phase = 0
+    @usableFromInline var pending: Float = 0
+    @usableFromInline var pendingCount = 0
 
     init(factor: Int, sampleRate: Int) {
         self.factor = factor
+        pre = factor % 2 == 0 ? 2 : 1
+        let filterRate = Double(sampleRate) / Double(pre)
         let cutoff = 0.4 * Double(sampleRate) / Double(factor)
-        let w = 2 * Double.pi * min(cutoff, 0.45 * Double(sampleRate)) / Double(sampleRate)
+        let w = 2 * Double.pi * min(cutoff, 0.45 * filterRate) / filterRate
         let cosW = rtmix_support_cos(w), sinW = rtmix_support_sin(w)
         func section(_ q: Double) -> (Float, Float, Float, Float, Float) {
             let alpha = sinW / (2 * q)
@@ -302,6 +310,8 @@ struct Decimator {
     mutating func reset() {
         z = (0, 0, 0, 0)
         phase = 0
+        pending = 0
+        pendingCount = 0
     }
 
     /// Filters `count` samples and stores every `factor`-th into the ring
@@ -311,9 +321,19 @@ struct Decimator {
                       at start: Int, mask: Int) -> Int {
         var index = start
         var (z0, z1, z2, z3) = z
+        let keep = factor / pre
         for i in 0..<count {
+            var v = x[i]
+            if pre == 2 {
+                if pendingCount == 0 {
+                    pending = v
+                    pendingCount = 1
+                    continue
+                }
+                v = 0.5 * (pending + v)
+                pendingCount = 0
+            }
             // Transposed direct form II, two sections.
-            let v = x[i]
             let y1 = b0.0 * v + z0
             z0 = b1.0 * v - a1.0 * y1 + z1
             z1 = b2.0 * v - a2.0 * y1
@@ -321,7 +341,7 @@ struct Decimator {
             z2 = b1.1 * y1 - a1.1 * y2 + z3
             z3 = b2.1 * y1 - a2.1 * y2
             phase += 1
-            if phase == factor {
+            if phase == keep {
                 phase = 0
                 out[index & mask] = y2
                 index += 1

@@ -113,6 +113,18 @@ struct DriftResampler: ~Copyable {
         let channelCount = min(computed, channels)
         var produced = 0
         var p = pos
+        if step == 1 && p == Double(Int(p)) {
+            // Unit step at an integer position (no drift correction): a
+            // plain copy, bit-exact.
+            let i0 = Int(p)
+            let n = max(0, min(maxFrames, count - taps / 2 - i0))
+            for ch in 0..<channelCount {
+                let src = inputs + ch * stride + i0, dst = out + ch * outStride
+                for i in 0..<n { dst[i] = src[i] }
+            }
+            produced = n
+            p += Double(n)
+        }
         while produced < maxFrames {
             let i0 = Int(p)
             if i0 + taps / 2 >= count { break }

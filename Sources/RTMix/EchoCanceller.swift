@@ -142,7 +142,9 @@ struct EchoCanceller: ~Copyable {
         while i + 8 <= count {
             var v = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self) * 32768
             v.replace(with: 0, where: v .!= v)  // NaN
-            let t = v.clamped(lowerBound: low, upperBound: high) + magic
+            v.replace(with: low, where: v .< low)
+            v.replace(with: high, where: v .> high)
+            let t = v + magic
             // The integer sits in the low mantissa bits of t, offset by
             // the magic number's own bits.
             let bits = unsafeBitCast(t, to: SIMD8<Int32>.self) &- unsafeBitCast(magic, to: SIMD8<Int32>.self)
