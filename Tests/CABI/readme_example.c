@@ -20,6 +20,7 @@ int main(void) {
     rtmix_source_config voice_cfg, media_cfg;
     rtmix_source_config_init(&voice_cfg, RTMIX_DOMAIN_CALL, 16000, 1);
     rtmix_source_config_init(&media_cfg, RTMIX_DOMAIN_MEDIA, 44100, 2);
+    voice_cfg.target_buffer_ms = 40;           /* optional: follow the sender's clock */
     rtmix_source_id voice, media;
     if (rtmix_source_add(engine, &voice_cfg, &voice) != RTMIX_OK ||
         rtmix_source_add(engine, &media_cfg, &media) != RTMIX_OK) return 1;
@@ -46,6 +47,12 @@ int main(void) {
         st = rtmix_capture_process_f32(engine, mic, publish, 160);
         if (st != RTMIX_OK) { fprintf(stderr, "capture: %s\n", rtmix_status_string(st)); return 1; }
     }
+
+    /* Control thread: why did audio go missing? */
+    rtmix_event ev;
+    rtmix_event_init(&ev);
+    while (rtmix_engine_next_event(engine, &ev) == RTMIX_OK && ev.type != RTMIX_EVENT_NONE)
+        printf("%s source=%u value=%lld\n", rtmix_event_name(ev.type), ev.source, (long long)ev.value);
 
     rtmix_engine_stats stats;
     rtmix_engine_stats_init(&stats);
