@@ -1,5 +1,5 @@
 # RTMix C library: build, install, uninstall. Thin wrapper; the logic is in
-# scripts/ (build-lib, install-lib, install-check). See README.md ("Installing the C library").
+# scripts/ (build-lib, install-lib, install-check). See docs/install.md.
 #
 #   make                                   release build into $(BUILD)/lib
 #   make install PREFIX=/usr/local         (DESTDIR=/staging supported)
