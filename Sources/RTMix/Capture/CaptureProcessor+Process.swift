@@ -206,8 +206,14 @@ extension CaptureProcessor {
         // The history runs `followerLag` samples ahead of the ring (the
         // follower's first output is its input sample taps/2 − 1), and c is
         // counted one sample after the newest: see considerEstimate.
-        let wanted = cTarget - Int(delay + 0.5) + CaptureProcessor.followerLag + 1 + leadSamples
-        kFeed = wanted
+        if delaySource == 0 {
+            // No delay known yet: the newest reference (what is available
+            // when a duplex callback captures), so the canceller's tail
+            // covers echoes from 0 to ~190 ms until the estimator speaks.
+            kFeed = cTarget
+            return
+        }
+        kFeed = cTarget - Int(delay + 0.5) + CaptureProcessor.followerLag + 1 + leadSamples
     }
 
     // MARK: delay
