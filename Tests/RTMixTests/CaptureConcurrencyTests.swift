@@ -191,6 +191,13 @@ final class CaptureConcurrencyTests: XCTestCase {
         })
 
         Thread.sleep(forTimeInterval: CaptureConcurrencyTests.seconds)
+        // On a loaded machine (sanitizers, other jobs) the threads may need
+        // longer for the call counts below: wait for them, up to 20 s.
+        let deadline = Date().addingTimeInterval(20)
+        while (rendered.ok.load(ordering: .relaxed) <= 50 || captured.ok.load(ordering: .relaxed) <= 50)
+            && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         stop.set()
         for j in joins { j() }
 
