@@ -65,6 +65,8 @@ public final class SessionEngine {
     /// The configuration the engine believes the session has.
     public internal(set) var configuration: SessionConfiguration
     var now: UInt64 = 0
+    /// The time `advance(to:)` is moving to (see the activation poll).
+    var advanceTarget: UInt64 = 0
 
     var actions: BoundedFIFO<IssuedAction>
     var alarms: BoundedFIFO<SessionAlarm>
@@ -225,6 +227,7 @@ public final class SessionEngine {
 
     func advance(to t: UInt64) {
         let target = t > now ? t : now
+        advanceTarget = target
         while let timer = timers.popDue(target) {
             if timer.due > now { now = timer.due }
             fire(timer.kind)
@@ -250,7 +253,20 @@ public final class SessionEngine {
             // interrupt it (no mixing) is retried later.
             if interruption == .recovering && otherAudioPlaying && !configuration.mixesWithOthers {
                 activation = .scheduled
-                timers.schedule(.activate(attempt: attempt), at: later(settings.reactivationDelayMs))
+                // Polled from the time being advanced to, not from this
+                // timer's due time: a host clock that jumps far ahead gets
+                // one more check, not one per delay in between (a fuzzed
+                // jump of 2^63 ms used to loop for ever), and at least 1 ms
+                // later (with a reactivation delay of 0 it did too).
+                let from = advanceTarget > now ? advanceTarget : now
+                let (due, overflow) = from.addingReportingOverflow(max(1, settings.reactivationDelayMs))
+                if overflow {
+                    // At the end of the clock's range there is no later:
+                    // stop polling (user play or the foreground restarts it).
+                    activation = .idle
+                    return
+                }
+                timers.schedule(.activate(attempt: attempt), at: due)
                 return
             }
             issueActivate(attempt: attempt)

@@ -215,6 +215,27 @@ final class ForegroundReactivationDecisionTests: XCTestCase {
         expect(e, actions: [at(10_500, .activate(attempt: 1))])
     }
 
+    /// Found by fuzzing: the "other audio still plays" poll rescheduled
+    /// itself once per delay up to the new time (a jump of the host clock
+    /// looped for ever), and never ended at the end of the clock's range.
+    func testOtherAudioPollSurvivesClockJumps() throws {
+        let e = makeEngine()
+        let player = try e.register(name: "player")
+        try e.request(player, SessionRequest(needs: [.playback]), now: 0)
+        try e.activationResult(success: true, now: 5)
+        e.interruptionBegan(now: 1000)
+        e.setOtherAudioPlaying(true, now: 1500)
+        e.enteredBackground(now: 1600)
+        e.enteredForeground(now: 10_000)
+        _ = e.takeActions()
+        _ = e.takeAlarms()
+        e.tick(now: 1 << 62)                 // one poll, not 2^62 / 500 (the old code hung here)
+        XCTAssertEqual(e.nextDueMs, (1 << 62) + 500)
+        e.tick(now: UInt64.max)              // nothing later than that: stop
+        XCTAssertNil(e.nextDueMs)
+        expect(e, actions: [])
+    }
+
     func testReactivationWaitsWhileOtherAudioPlays() throws {
         let e = makeEngine()
         let player = try e.register(name: "player")

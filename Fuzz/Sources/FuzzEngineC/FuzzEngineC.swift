@@ -376,11 +376,7 @@ final class CProgram {
         if size < 52 { cfg.noise_suppression = defaults.noise_suppression }
         if size < 56 { cfg.echo_suppression = defaults.echo_suppression }
         if size < 60 { cfg.agc = defaults.agc }
-        if avoidKnownBugs && cfg.capture_rate == 0 && !(1...2).contains(cfg.capture_channels) {
-            // Known bug: with capture off, capture_channels is not checked and
-            // a refused capture call zero-fills frames x capture_channels.
-            cfg.capture_channels = 1
-        }
+        if size < 64 { cfg.aec_stereo_reference = defaults.aec_stereo_reference }
         let boxed = SizedStruct(cfg, size: size)
 
         // What the header promises for this config.
@@ -396,10 +392,11 @@ final class CProgram {
                      && cfg.limiter_threshold_db <= 0) {
                 expected.insert(-1)
             }
+            // capture_channels is checked even with capture off (it sizes
+            // the zero-fill of a refused capture call).
+            if !validChannels(Int(cfg.capture_channels)) { expected.insert(-2) }
             if cfg.capture_rate != 0 {
-                if !(8000...48000).contains(cfg.capture_rate) || !validChannels(Int(cfg.capture_channels)) {
-                    expected.insert(-2)
-                }
+                if !(8000...48000).contains(cfg.capture_rate) { expected.insert(-2) }
                 if !(cfg.aec_tail_ms == 0 || (10...1000).contains(cfg.aec_tail_ms)) { expected.insert(-1) }
             }
         }
