@@ -159,10 +159,16 @@ final class ConcurrencyTests: XCTestCase {
 
         let out = rendered.withLock { $0 }
         var previous: Int? = nil
-        var decoded = 0, silent = 0, breaks = 0
+        var decoded = 0, silent = 0, leading = 0, breaks = 0
         for f in 0..<(out.count / 2) {
             let l = out[2 * f], r = out[2 * f + 1]
-            if r == 0 && l == 0 { silent += 1; continue }
+            if r == 0 && l == 0 {
+                // Before the first pushed frame plays nothing is an underrun
+                // (on a loaded machine the renderer may run several blocks
+                // before the producer's first push).
+                if previous == nil { leading += 1 } else { silent += 1 }
+                continue
+            }
             let k = Int((l / r * Float(period)).rounded()) - 1
             if let p = previous, k != (p + 1) % period { breaks += 1 }
             previous = k
@@ -172,8 +178,8 @@ final class ConcurrencyTests: XCTestCase {
         XCTAssertEqual(breaks, 0, "frames duplicated, lost or reordered")
         XCTAssertEqual(UInt64(decoded), s.framesConsumed)
         XCTAssertEqual(UInt64(decoded), s.framesRendered)
-        XCTAssertEqual(UInt64(silent), UInt64(out.count / 2) - s.framesRendered)
-        XCTAssertLessThanOrEqual(UInt64(silent), s.underrunFrames + 256)  // before the first push nothing is counted
+        XCTAssertEqual(UInt64(silent + leading), UInt64(out.count / 2) - s.framesRendered)
+        XCTAssertLessThanOrEqual(UInt64(silent), s.underrunFrames + 256)
         XCTAssertGreaterThan(decoded, 48_000)
     }
 }

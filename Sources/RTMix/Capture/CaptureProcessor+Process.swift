@@ -327,7 +327,11 @@ extension CaptureProcessor {
         let media = history + refs * historyCapacity
         for i in 0..<size {
             let index = start + i
-            if index < h && index >= h - historyCapacity && index >= 0 {
+            if index < 0 {
+                // Before the first reference sample: silence, not missing.
+                for ch in 0..<refs { frameRef[i * refs + ch] = 0 }
+                frameMedia[i] = 0
+            } else if index < h && index >= h - historyCapacity {
                 for ch in 0..<refs { frameRef[i * refs + ch] = history[ch * historyCapacity + (index & mask)] }
                 frameMedia[i] = media[index & mask]
             } else {

@@ -86,9 +86,14 @@ struct ResidualEchoGate {
             let nearEnd = (residualTest && micTest) || ratio > ResidualEchoGate.strongRatio * leak
             // Quantile trackers in dB over frames not judged near-end:
             // leak +0.1/−0.05 dB (67th percentile), erl +0.1/−0.01 dB (91st).
-            if !nearEnd {
-                leak *= ratio > leak ? 1.0233 : 0.98855
+            if !nearEnd || !micTest {
+                // leak also when only the 15 dB residual test said "near
+                // end" (the mic no louder than the echo), at half the rise:
+                // a residual that stays that high is learnt in seconds.
+                leak *= ratio > leak ? (nearEnd ? 1.0116 : 1.0233) : 0.98855
                 leak = max(1e-8, min(1, leak))
+            }
+            if !nearEnd {
                 erl *= echoRatio > erl ? 1.0233 : 0.99770
                 erl = max(1e-6, min(1e3, erl))
             }
