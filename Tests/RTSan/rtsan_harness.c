@@ -571,6 +571,18 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
     pthread_join(tcap, NULL);
     pthread_join(tc, NULL);
 
+    /* Render stopped for good: capture still runs (a device whose output
+     * stopped). Once the delay in use (the hints here: up to 140 ms) has
+     * passed, frames are processed without reference: the "reference
+     * missing" path, in the real-time region too. 40 calls = 400 ms. */
+    {
+        uint32_t n = cap_rate / 100;
+        for (i = 0; i < 40; i++) {
+            if (rt_capture_f32(c.e, c.mic, c.out, n) == RTMIX_OK) c.calls_ok++;
+            c.mic_frames += n;
+        }
+    }
+
     rtmix_engine_stats_init(&es);
     CHECK(rtmix_engine_get_stats(c.e, &es) == RTMIX_OK);
     printf("capture %u Hz %u ch: %ld duplex ok, %ld capture calls ok, %ld other, %ld hint, %ld publish; "
