@@ -572,12 +572,17 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
     pthread_join(tc, NULL);
 
     /* Render stopped for good: capture still runs (a device whose output
-     * stopped). Once the delay in use (the hints here: up to 140 ms) has
-     * passed, frames are processed without reference: the "reference
-     * missing" path, in the real-time region too. 40 calls = 400 ms. */
+     * stopped). After this stress the reference history can run up to its
+     * capacity (< 3 s) ahead of the microphone; 3 s of capture-only calls
+     * outlast it, so frames are processed without reference: the
+     * "reference missing" path, in the real-time region too. */
     {
         uint32_t n = cap_rate / 100;
-        for (i = 0; i < 40; i++) {
+        /* A 0 ms delay: the frames need the newest reference at once
+         * (with the control thread's last hint, old reference could still
+         * cover them). */
+        CHECK(rtmix_set_stream_delay_ms(c.e, 0) == RTMIX_OK);
+        for (i = 0; i < 300; i++) {
             if (rt_capture_f32(c.e, c.mic, c.out, n) == RTMIX_OK) c.calls_ok++;
             c.mic_frames += n;
         }

@@ -327,8 +327,9 @@ extension CaptureProcessor {
         let media = history + refs * historyCapacity
         for i in 0..<size {
             let index = start + i
-            if index < 0 {
-                // Before the first reference sample: silence, not missing.
+            if index < 0 && overflowSeen == 0 {
+                // Before the first reference sample of a stream that never
+                // lost any (its start): silence, not missing.
                 for ch in 0..<refs { frameRef[i * refs + ch] = 0 }
                 frameMedia[i] = 0
             } else if index < h && index >= h - historyCapacity {
