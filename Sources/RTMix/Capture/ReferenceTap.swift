@@ -13,7 +13,6 @@
 struct ReferenceTap: ~Copyable {
     /// Output rate → capture rate; nil when they are equal.
     var resampler: Resampler?
-    @usableFromInline let maxFrames: Int
     /// 1: the mono downmix; 2: left and right (a two-loudspeaker canceller).
     @usableFromInline let referenceChannels: Int
     /// Channels per ring frame: the reference channels + media.
@@ -34,7 +33,6 @@ struct ReferenceTap: ~Copyable {
 
     /// nil when the resampler cannot be created.
     init?(maxFrames: Int, outputRate: Int, captureRate: Int, referenceChannels: Int) {
-        self.maxFrames = maxFrames
         self.referenceChannels = referenceChannels
         channels = referenceChannels + 1
         stagingCapacity = maxFrames + 256
