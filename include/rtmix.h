@@ -594,6 +594,28 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
 #define RTMIX_EVENT_DRIFT_OUT_OF_RANGE 11 /* render/capture clock drift at
                                          the follower's limit (+-1000 ppm)
                                          [ppm] */
+/* Source timing and alarms. */
+#define RTMIX_EVENT_SOURCE_STARTED 12   /* a source finished priming and
+                                         started playing [frames it held] */
+#define RTMIX_EVENT_SOURCE_DRAINED 13   /* a source ended with
+                                         rtmix_source_end played out, tail
+                                         included [input frames played] */
+#define RTMIX_EVENT_AUDIO_DROPPED 14    /* a call source's oldest audio was
+                                         dropped to bound its latency
+                                         [frames dropped] */
+#define RTMIX_EVENT_RENDER_STALLED 15   /* the render callback stopped
+                                         arriving [ns since the last one] */
+#define RTMIX_EVENT_RENDER_RESUMED 16   /* rendering resumed after a stall or
+                                         an interruption [ns it was absent] */
+#define RTMIX_EVENT_CALL_AUDIO_MISSING 17 /* "no RTC sound": a call source
+                                         produced nothing audible for the
+                                         alarm interval [cause,
+                                         RTMIX_CALL_MISSING_*] */
+#define RTMIX_EVENT_DRIFT_SATURATED 18  /* a source's drift controller is at
+                                         its limit (+-1000 ppm) [ppm] */
+#define RTMIX_EVENT_LIMITER_HEAVY 19    /* the limiter reduced the gain by
+                                         more than 6 dB [lowest gain,
+                                         millibels] */
 
 typedef struct rtmix_event {
     uint32_t size;          /* set by rtmix_event_init */

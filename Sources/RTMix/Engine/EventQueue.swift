@@ -34,6 +34,29 @@ public enum EngineEventKind: Int32, Sendable {
     /// Capture: the render/capture clock drift reached the follower's limit
     /// (±1000 ppm); cancellation degrades. value: ppm.
     case driftOutOfRange = 11
+    /// A source finished priming and started playing (fading in). value:
+    /// frames it held when it started.
+    case sourceStarted = 12
+    /// A source ended with `endSource` played out everything, including the
+    /// resampler's tail, and stopped. value: input frames played in total.
+    case sourceDrained = 13
+    /// A call source's oldest audio was dropped to keep its latency bounded
+    /// (ring full, or stale audio after a stall). value: frames dropped.
+    case audioDropped = 14
+    /// The render callback stopped arriving (no call for several block
+    /// periods) while sources exist. value: ns since the last render.
+    case renderStalled = 15
+    /// Rendering resumed after a stall or an interruption. value: ns the
+    /// render callback was absent.
+    case renderResumed = 16
+    /// "No RTC sound": a call source produced nothing audible at the output
+    /// for the alarm interval. value: cause (see `CallAudioMissingCause`).
+    case callAudioMissing = 17
+    /// A source's drift controller hit its ±1000 ppm limit. value: ppm.
+    case driftSaturated = 18
+    /// The limiter reduced the gain by more than 6 dB. value: lowest gain
+    /// of the block in millibels.
+    case limiterHeavy = 19
 }
 
 /// One event. `source` is nil for engine-wide events; `frameTime` is the
@@ -111,6 +134,14 @@ struct EventQueue: ~Copyable {
         case .cancellerReset: return 9
         case .referenceMissing: return 10
         case .driftOutOfRange: return 11
+        case .sourceStarted: return 12
+        case .sourceDrained: return 13
+        case .audioDropped: return 14
+        case .renderStalled: return 15
+        case .renderResumed: return 16
+        case .callAudioMissing: return 17
+        case .driftSaturated: return 18
+        case .limiterHeavy: return 19
         }
     }
 
