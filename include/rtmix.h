@@ -158,6 +158,22 @@ typedef struct rtmix_engine_config {
                                      downmix. Ignored for mono output. */
 } rtmix_engine_config;
 
+/* Overrun policies (rtmix_source_config.overrun_policy). */
+#define RTMIX_OVERRUN_DOMAIN_DEFAULT 0 /* call: DROP_OLDEST, media: REJECT */
+#define RTMIX_OVERRUN_DROP_OLDEST 1 /* favour latency: every push is taken,
+                                       the oldest audio is dropped (counted,
+                                       RTMIX_EVENT_AUDIO_DROPPED) */
+#define RTMIX_OVERRUN_REJECT 2      /* favour completeness: what does not
+                                       fit is refused (RTMIX_ERR_BUFFER_FULL
+                                       and *accepted) */
+
+/* Playback states (rtmix_source_stats.state). */
+#define RTMIX_SOURCE_STATE_PRIMING 0 /* waiting for its start threshold */
+#define RTMIX_SOURCE_STATE_PLAYING 1
+#define RTMIX_SOURCE_STATE_STARVED 2 /* underrun: silent, re-priming */
+#define RTMIX_SOURCE_STATE_PAUSED 3
+#define RTMIX_SOURCE_STATE_DRAINED 4 /* ended and played out */
+
 typedef struct rtmix_source_config {
     uint32_t size;          /* sizeof(rtmix_source_config); set by _init */
     int32_t domain;         /* rtmix_domain */
@@ -168,13 +184,22 @@ typedef struct rtmix_source_config {
                                two); at most 2^22 */
     float gain;             /* initial linear gain, 0..RTMIX_MAX_GAIN;
                                default 1 */
-    float target_buffer_ms; /* clock-drift compensation: 0 = off (default;
-                               the source plays at its nominal rate). 5..2000:
-                               the renderer keeps this much audio buffered
-                               by resampling up to +-1000 ppm faster or
-                               slower (inaudible), for sources pushed on a
-                               clock of their own. Forces the resampler on
-                               (no bit-exact bypass). */
+    float target_buffer_ms; /* clock-drift compensation target, ms: the
+                               renderer keeps the source's low-water mark
+                               (least audio buffered in each 0.5 s) here by
+                               resampling up to +-2000 ppm faster or slower
+                               (PI control, no standing offset). Default
+                               (rtmix_source_config_init): 40 call, 100
+                               media. 0 = off: nominal rate, and a
+                               same-rate source is mixed bit-exact without
+                               a resampler. Else 5..2000. */
+    /* --- appended in 0.3 (older, shorter structs get the defaults) --- */
+    float start_threshold_ms; /* audio a source must hold before it starts
+                               (and restarts after an underrun or a flush),
+                               ms. -1 (default) = target_buffer_ms; 0 =
+                               start with the first audio; else <= 2000 */
+    int32_t overrun_policy;  /* RTMIX_OVERRUN_*, what a push into a full
+                               ring does; default 0 = by domain */
 } rtmix_source_config;
 
 typedef struct rtmix_engine_stats {
@@ -261,6 +286,24 @@ typedef struct rtmix_source_stats {
     int32_t muted;            /* 1 if muted */
     float drift_ppm;          /* current drift correction, ppm (> 0: the
                                  source is consumed faster); 0 when off */
+    /* --- appended in 0.3 --- */
+    float drift_estimate_ppm; /* estimated clock drift of the producer vs
+                                 the output, ppm (> 0: it runs fast) */
+    float low_water_ms;       /* least audio buffered in the last 0.5 s
+                                 window (what drift control holds at
+                                 target_ms); -1 before the first window */
+    float target_ms;          /* drift target, 0 when off */
+    int32_t drift_saturated;  /* 1: the correction sits at +-2000 ppm */
+    uint64_t frames_dropped;  /* frames dropped to bound latency (drop-oldest
+                                 policy: overwritten or stale audio) */
+    uint64_t frames_flushed;  /* frames dropped by rtmix_source_flush */
+    int32_t state;            /* RTMIX_SOURCE_STATE_* */
+    int32_t paused;           /* 1 while paused */
+    int32_t ended;            /* 1 after rtmix_source_end */
+    int32_t pull;             /* 1 for a pull source */
+    uint32_t writable_frames; /* frames a push could add without dropping
+                                 or refusing audio */
+    uint32_t reserved;        /* 0 */
 } rtmix_source_stats;
 
 /* ------------------------------------------------------------------------ */
@@ -343,15 +386,21 @@ int32_t rtmix_source_add(rtmix_engine *engine, const rtmix_source_config *cfg,
 int32_t rtmix_source_remove(rtmix_engine *engine, rtmix_source_id id);
 
 /* Pushes `frames` interleaved frames (at the source's rate and channel
- * count) into the source's ring. Writes what fits and stores the number of
- * frames written in `*accepted` (may be NULL). NaN/Inf samples are stored
- * as 0 and counted; subnormal samples are stored as 0 (not counted).
+ * count) into the source's ring and stores the number of frames taken in
+ * `*accepted` (may be NULL). When the ring is full: a REJECT source writes
+ * what fits; a DROP_OLDEST source takes everything and the renderer drops
+ * the oldest audio (rtmix_source_config.overrun_policy). NaN/Inf samples
+ * are stored as 0 and counted; subnormal samples are stored as 0 (not
+ * counted).
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine or samples, frames == 0;
  * *accepted = 0), RTMIX_ERR_NOT_FOUND (*accepted = 0),
- * RTMIX_ERR_BUFFER_FULL (not everything fit: *accepted < frames; the frames
- * that did fit were written).
- * Thread safety: one producer thread per source at a time.
- * Real-time safe: yes (wait-free). */
+ * RTMIX_ERR_BUFFER_FULL (REJECT only: not everything fit, *accepted <
+ * frames; the frames that did fit were written), RTMIX_ERR_BAD_STATE
+ * (*accepted = 0: another push into the same source is in progress on
+ * another thread, a contract violation detected instead of corrupting the
+ * ring; or a pull source; or the source was ended).
+ * Thread safety: one producer thread per source at a time (a second one
+ * gets RTMIX_ERR_BAD_STATE). Real-time safe: yes (wait-free). */
 int32_t rtmix_source_push_f32(rtmix_engine *engine, rtmix_source_id id,
                               const float *interleaved, uint32_t frames,
                               uint32_t *accepted);
@@ -367,6 +416,117 @@ int32_t rtmix_source_push_s16(rtmix_engine *engine, rtmix_source_id id,
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL), RTMIX_ERR_NOT_FOUND.
  * Thread safety: any thread. Real-time safe: yes (no lock). */
 int32_t rtmix_source_get_buffered(rtmix_engine *engine, rtmix_source_id id, uint32_t *frames);
+
+/* Stores in `*frames` how many frames a push could add now without
+ * dropping (drop-oldest) or refusing (reject) audio: a decoder paces
+ * itself on this.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL), RTMIX_ERR_NOT_FOUND.
+ * Thread safety: any thread. Real-time safe: yes (no lock). */
+int32_t rtmix_source_writable_frames(rtmix_engine *engine, rtmix_source_id id, uint32_t *frames);
+
+/* Source timing ---------------------------------------------------------- */
+/*
+ * Each source runs a playback state machine (RTMIX_SOURCE_STATE_*):
+ * PRIMING until it holds its start threshold, then PLAYING (fading in over
+ * 2 ms). Running dry is an underrun (STARVED: the audio stops with a 2 ms
+ * faded tail, silence is counted as underrun, and it re-primes). Pause,
+ * flush and end are below. docs/source-timing.md has the full model.
+ */
+
+/* Pauses (on != 0: silence after a 2 ms fade; the ring is untouched and
+ * nothing counts as underrun) or resumes (fade in) a source.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine), RTMIX_ERR_NOT_FOUND.
+ * Thread safety: any thread. Real-time safe: yes (no lock). */
+int32_t rtmix_source_set_paused(rtmix_engine *engine, rtmix_source_id id, int32_t on);
+
+/* Drops everything pushed so far (a seek), with a fade-out. The id, gains,
+ * position and statistics are kept; the source re-primes with what is
+ * pushed next. Clears rtmix_source_end.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine), RTMIX_ERR_NOT_FOUND,
+ * RTMIX_ERR_BAD_STATE (a pull source).
+ * Thread safety: the source's producer thread (or any thread while no push
+ * is in flight): audio pushed after it returns is kept. Real-time safe:
+ * yes (no lock). */
+int32_t rtmix_source_flush(rtmix_engine *engine, rtmix_source_id id);
+
+/* End of stream: everything pushed plays out, including the resampler's
+ * tail; then RTMIX_EVENT_SOURCE_DRAINED, the state becomes DRAINED and no
+ * underrun is counted. Later pushes get RTMIX_ERR_BAD_STATE until a flush.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine), RTMIX_ERR_NOT_FOUND,
+ * RTMIX_ERR_BAD_STATE (a pull source: return a negative count instead).
+ * Thread safety: the producer thread, after its last push (or any thread
+ * once it stopped). Real-time safe: yes (no lock). */
+int32_t rtmix_source_end(rtmix_engine *engine, rtmix_source_id id);
+
+/* A source's position for A/V sync, as of the last render call. */
+typedef struct rtmix_source_position {
+    uint32_t size;              /* set by rtmix_source_position_init */
+    uint32_t sample_rate;       /* the source's rate */
+    uint64_t frames_played;     /* source frames that reached the engine's
+                                   output by the end of the last render
+                                   block (flushed/dropped frames excluded) */
+    uint64_t render_time_ns;    /* engine clock (rtmix_engine_set_clock;
+                                   CLOCK_MONOTONIC by default) at the start
+                                   of that render call */
+    uint64_t latency_ns;        /* from render_time_ns until a frame pushed
+                                   then leaves the engine: the block, plus
+                                   the ring and resampler queue ahead of it */
+    uint64_t output_latency_ns; /* rtmix_engine_set_output_latency_ns */
+} rtmix_source_position;
+
+/* Sets `pos->size` and clears the rest.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT if pos is NULL.
+ * Thread safety: any thread. Real-time safe: yes. */
+int32_t rtmix_source_position_init(rtmix_source_position *pos);
+
+/* Copies a source's position (up to pos->size bytes). A player's video
+ * clock: the frame heard at time t (same clock) is
+ *   frames_played - (render_time_ns + block_ns + output_latency_ns - t)
+ *                   * sample_rate / 1e9
+ * and a frame pushed at render_time_ns is heard at render_time_ns +
+ * latency_ns + output_latency_ns. docs/source-timing.md has the recipe.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, size smaller than 40),
+ * RTMIX_ERR_NOT_FOUND, RTMIX_ERR_BAD_STATE (the renderer was publishing
+ * for every retry: call again).
+ * Thread safety: any thread. Real-time safe: yes (no lock). */
+int32_t rtmix_source_get_position(rtmix_engine *engine, rtmix_source_id id, rtmix_source_position *pos);
+
+/* The host's output latency (device buffer + hardware, ns), reported back
+ * in rtmix_source_position.output_latency_ns.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine).
+ * Thread safety: any thread. Real-time safe: yes. */
+int32_t rtmix_engine_set_output_latency_ns(rtmix_engine *engine, uint64_t ns);
+
+/* Interruption (a phone call, the app losing the device). While on, a
+ * render call plays silence and consumes nothing, and removed sources are
+ * retired at once. When it ends (on = 0), the next render resumes: call
+ * sources drop audio older than their target (latency does not grow),
+ * media continues where it stopped; both fade in. The same resume happens
+ * by itself when render calls stop for more than four block periods.
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine).
+ * Thread safety: control threads. Real-time safe: no (takes the control
+ * lock); never blocks the render or producer threads. */
+int32_t rtmix_engine_set_interrupted(rtmix_engine *engine, int32_t on);
+
+/* A pull source's callback: write `frames` interleaved frames of
+ * `channels` channels to `out` and return how many were written (0..frames;
+ * fewer is an underrun), or a negative value at the end of the stream (the
+ * source then drains). It runs on the render thread inside
+ * rtmix_render_*: it must be real-time safe (no locks, allocation, I/O or
+ * waiting) and must not call rtmix functions other than the real-time
+ * safe getters. NaN/Inf it writes are replaced by 0. */
+typedef int32_t (*rtmix_pull_callback)(void *user_data, float *out, int32_t frames, int32_t channels);
+
+/* Adds a pull source (WebRTC NetEq / pjmedia port style): instead of being
+ * pushed to, it is asked for audio on the render thread, for the frames
+ * each block needs (a few frames of resampler look-ahead more at most).
+ * It runs on the render clock: no drift compensation, no start threshold;
+ * push, flush and end return RTMIX_ERR_BAD_STATE for it.
+ * Errors: as rtmix_source_add, and RTMIX_ERR_INVALID_ARGUMENT for a NULL
+ * callback.
+ * Thread safety / real-time: as rtmix_source_add. */
+int32_t rtmix_source_add_pull(rtmix_engine *engine, const rtmix_source_config *cfg,
+                              rtmix_pull_callback callback, void *user_data, rtmix_source_id *id);
 
 /* Sets a source's linear gain (0..RTMIX_MAX_GAIN); the change is ramped.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, negative, NaN/Inf, too large),
@@ -519,18 +679,18 @@ int32_t rtmix_domain_set_publish_gain(rtmix_engine *engine, rtmix_domain domain,
  * Thread safety: any thread. Real-time safe: yes. */
 int32_t rtmix_domain_get_publish_gain(const rtmix_engine *engine, rtmix_domain domain, float *gain);
 
-/* The clock the capture path times render and capture calls with, to
- * measure the drift between the two devices: `now_ns(user)` returns
- * nanoseconds on any monotonic timeline. Default (and after passing NULL):
- * CLOCK_MONOTONIC read at each call. A host with device timestamps (when
- * the rendered block will play / the captured block was recorded) gives
- * better drift figures with its own clock; a simulation or a file
- * processor that runs faster than real time must provide one (without it,
- * calls much faster than real time are timed by their sample counts only).
+/* The engine clock: what render-call stall detection, source positions
+ * (A/V sync) and the capture path's render/capture drift measurement use.
+ * `now_ns(user)` returns nanoseconds on any monotonic timeline. Default
+ * (and after passing NULL): CLOCK_MONOTONIC read at each call. A host with
+ * device timestamps (when the rendered block will play / the captured
+ * block was recorded) gives better drift figures with its own clock; a
+ * simulation or a file processor that runs faster than real time must
+ * provide one (without it, calls much faster than real time are timed by
+ * their sample counts only, and render stalls are judged on wall time).
  * `now_ns` runs on the render and capture threads: it must be real-time
  * safe and must not call back into the engine.
- * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine), RTMIX_ERR_BAD_STATE
- * (capture is off).
+ * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine).
  * Thread safety: control threads, only while neither render nor capture
  * runs (before the device starts). Real-time safe: no. */
 int32_t rtmix_engine_set_clock(rtmix_engine *engine, uint64_t (*now_ns)(void *user), void *user);

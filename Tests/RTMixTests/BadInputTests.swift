@@ -29,9 +29,9 @@ final class BadInputTests: XCTestCase {
 
     func testInvalidSources() throws {
         let e = makeEngine()
-        expect(.unsupportedFormat) { _ = try e.addSource(SourceConfig(domain: .call, sampleRate: 4_000, channels: 1)) }
-        expect(.unsupportedFormat) { _ = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 6)) }
-        var c = SourceConfig(domain: .media, sampleRate: 48_000, channels: 2)
+        expect(.unsupportedFormat) { _ = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 4_000, channels: 1)) }
+        expect(.unsupportedFormat) { _ = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 6)) }
+        var c = SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2)
         c.gain = .nan
         expect(.invalidArgument) { _ = try e.addSource(c) }
         c.gain = 1
@@ -43,7 +43,7 @@ final class BadInputTests: XCTestCase {
 
     func testUnknownAndRemovedIds() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         XCTAssertNotEqual(id.rawValue, 0)
         try e.removeSource(id)
         let x: [Float] = [0.1, 0.1]
@@ -75,7 +75,7 @@ final class BadInputTests: XCTestCase {
 
     func testPushZeroFramesIsInvalid() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         let empty: [Float] = []
         expect(.invalidArgument) { _ = try empty.withUnsafeBufferPointer { try e.push($0, to: id, channels: 2) } }
         let odd: [Float] = [0.1, 0.2, 0.3]
@@ -95,8 +95,8 @@ final class PushChannelMismatchTests: XCTestCase {
     /// that does not match the source is refused.
     func testChannelMismatchIsRefused() throws {
         let e = makeEngine()
-        let stereo = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
-        let mono = try e.addSource(SourceConfig(domain: .call, sampleRate: 16_000, channels: 1))
+        let stereo = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
+        let mono = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 16_000, channels: 1))
         let x = [Float](repeating: 0.1, count: 64)
         XCTAssertThrowsError(try x.withUnsafeBufferPointer { try e.push($0, to: stereo, channels: 1) }) {
             XCTAssertEqual($0 as? RTMixError, .invalidArgument)

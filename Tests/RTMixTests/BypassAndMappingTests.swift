@@ -6,7 +6,7 @@ final class BypassAndMappingTests: XCTestCase {
     /// across ring wrap-around and odd block sizes.
     func testBypassIsBitExact() throws {
         let e = makeEngine()
-        var sc = SourceConfig(domain: .media, sampleRate: 48_000, channels: 2)
+        var sc = SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2)
         sc.bufferFrames = 1024  // small ring: wraps many times
         let id = try e.addSource(sc)
         let input = Signal.noise(frames: 20_000, channels: 2, amplitude: 0.8, seed: 7)
@@ -38,7 +38,7 @@ final class BypassAndMappingTests: XCTestCase {
     /// int16 in, int16 out at gain 1 is exact too (x/32768 in, x·32768 out).
     func testBypassS16RoundTrip() throws {
         let e = makeEngine { $0.channels = 1; $0.limiterThresholdDb = 0 }
-        let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 1))
+        let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 1))
         let input: [Int16] = (0..<4800).map { Int16(truncatingIfNeeded: ($0 * 37) % 20_000 - 10_000) }
         _ = try input.withUnsafeBufferPointer { try e.push($0, to: id, channels: 1) }
         var out = [Int16](repeating: 0, count: 4800)
@@ -49,7 +49,7 @@ final class BypassAndMappingTests: XCTestCase {
 
     func testMonoToStereoDuplicates() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 1))
+        let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 1))
         let input = Signal.sine(frequency: 500, rate: 48_000, frames: 960, amplitude: 0.4)
         e.pushAll(input, to: id, channels: 1)
         let out = e.renderFrames(960)
@@ -59,7 +59,7 @@ final class BypassAndMappingTests: XCTestCase {
 
     func testStereoToMonoAverages() throws {
         let e = makeEngine { $0.channels = 1 }
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         var input = [Float](repeating: 0, count: 960 * 2)
         for i in 0..<960 { input[2 * i] = 0.6; input[2 * i + 1] = Float(i % 10) / 20 }
         e.pushAll(input, to: id, channels: 2)
@@ -69,8 +69,8 @@ final class BypassAndMappingTests: XCTestCase {
 
     func testTwoSourcesSum() throws {
         let e = makeEngine()
-        let a = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2))
-        let b = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let a = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2))
+        let b = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         e.pushAll(Signal.constant(0.25, frames: 480, channels: 2), to: a, channels: 2)
         e.pushAll(Signal.constant(-0.5, frames: 480, channels: 2), to: b, channels: 2)
         let out = e.renderFrames(480)
@@ -81,7 +81,7 @@ final class BypassAndMappingTests: XCTestCase {
         for rate in [8_000, 16_000, 44_100, 48_000, 96_000] {
             for channels in [1, 2] {
                 let e = makeEngine()
-                let id = try e.addSource(SourceConfig(domain: .media, sampleRate: rate, channels: channels))
+                let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: rate, channels: channels))
                 e.pushAll([Float](repeating: 0, count: rate / 10 * channels), to: id, channels: channels)
                 let out = e.renderFrames(2400)
                 XCTAssertTrue(out.allSatisfy { $0 == 0 }, "rate \(rate) ch \(channels)")

@@ -145,7 +145,7 @@ final class CaptureConcurrencyTests: XCTestCase {
                 }
                 if ids[slot] == nil {
                     let f = formats[slot]
-                    ids[slot] = try? e.addSource(SourceConfig(domain: f.0, sampleRate: f.1, channels: f.2))
+                    ids[slot] = try? e.addSource(SourceConfig.classic(domain: f.0, sampleRate: f.1, channels: f.2))
                 }
                 for (i, id) in ids.enumerated() {
                     guard let id else { continue }

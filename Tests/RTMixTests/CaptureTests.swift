@@ -70,7 +70,7 @@ struct EchoScenario {
         config.captureRate = captureRate
         configure?(&config)
         let engine = try Engine(config)
-        var source = SourceConfig(domain: .media, sampleRate: outputRate, channels: 1)
+        var source = SourceConfig.classic(domain: .media, sampleRate: outputRate, channels: 1)
         source.bufferFrames = 1 << 16
         let id = try engine.addSource(source)
         if let hint = hintMs { try engine.setStreamDelay(ms: hint) }

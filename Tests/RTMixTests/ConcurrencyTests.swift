@@ -60,9 +60,9 @@ final class ConcurrencyTests: XCTestCase {
         let stop = Flag()
         struct Stable { let id: SourceID; let rate: Int; let channels: Int }
         let stable = [
-            Stable(id: try e.addSource(SourceConfig(domain: .media, sampleRate: 44_100, channels: 2)), rate: 44_100, channels: 2),
-            Stable(id: try e.addSource(SourceConfig(domain: .call, sampleRate: 16_000, channels: 1)), rate: 16_000, channels: 1),
-            Stable(id: try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2)), rate: 48_000, channels: 2),
+            Stable(id: try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 44_100, channels: 2)), rate: 44_100, channels: 2),
+            Stable(id: try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 16_000, channels: 1)), rate: 16_000, channels: 1),
+            Stable(id: try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2)), rate: 48_000, channels: 2),
         ]
         var joins: [() -> Void] = []
         for s in stable {
@@ -86,7 +86,7 @@ final class ConcurrencyTests: XCTestCase {
             while !stop.isSet {
                 k += 1
                 let rate = [8_000, 16_000, 22_050, 48_000, 96_000][k % 5]
-                if let id = try? e.addSource(SourceConfig(domain: k % 2 == 0 ? .call : .media, sampleRate: rate, channels: 1 + k % 2)) {
+                if let id = try? e.addSource(SourceConfig.classic(domain: k % 2 == 0 ? .call : .media, sampleRate: rate, channels: 1 + k % 2)) {
                     let x = Signal.sine(frequency: 300, rate: rate, frames: rate / 50, channels: 1 + k % 2, amplitude: 0.5)
                     _ = x.withUnsafeBufferPointer { try? e.push($0, to: id, channels: 1 + k % 2) }
                     usleep(2_000)
@@ -128,7 +128,7 @@ final class ConcurrencyTests: XCTestCase {
     func testCounterStreamHasNoDuplicationOrLoss() throws {
         let e = makeEngine { $0.maxSources = 6 }
         let period = 997
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         let stop = Flag()
         let rendered = Mutex<[Float]>([])
         var joins: [() -> Void] = []
@@ -144,7 +144,7 @@ final class ConcurrencyTests: XCTestCase {
             while !stop.isSet {
                 k += 1
                 try? e.setGain(0.5 + Float(k % 5) / 4, for: id)
-                if let other = try? e.addSource(SourceConfig(domain: .call, sampleRate: 16_000, channels: 1)) {
+                if let other = try? e.addSource(SourceConfig.classic(domain: .call, sampleRate: 16_000, channels: 1)) {
                     let zeros = [Float](repeating: 0, count: 320)
                     _ = zeros.withUnsafeBufferPointer { try? e.push($0, to: other, channels: 1) }
                     usleep(1_000)

@@ -6,11 +6,16 @@ import XCTest
 final class DriftCompensationTests: XCTestCase {
     /// `levelMs`: mean buffered audio just before each render (what the
     /// controller regulates) over the last 10 s.
-    struct Outcome { var levelMs: Double; var driftPpm: Float; var underruns: UInt64 }
+    struct Outcome {
+        var levelMs: Double; var driftPpm: Float; var underruns: UInt64
+        /// The controller's own figures: the low-water mark it holds at the
+        /// target, and its estimate of the producer's drift.
+        var lowWaterMs: Float; var estimatePpm: Float
+    }
 
     func simulate(ppm: Double, targetMs: Float, seconds: Int, file: StaticString = #filePath, line: UInt = #line) throws -> Outcome {
         let e = makeEngine()
-        var c = SourceConfig(domain: .call, sampleRate: 16_000, channels: 1)
+        var c = SourceConfig.classic(domain: .call, sampleRate: 16_000, channels: 1)
         c.targetBufferMs = targetMs
         let id = try e.addSource(c)
         let chunk = Signal.sine(frequency: 200, rate: 16_000, frames: 4000, amplitude: 0.3)
@@ -32,7 +37,8 @@ final class DriftCompensationTests: XCTestCase {
             try out.withUnsafeMutableBufferPointer { try e.render(into: $0, frames: 480) }
         }
         let s = try e.stats(for: id)
-        return Outcome(levelMs: levelSum / levelCount, driftPpm: s.driftPpm, underruns: s.underrunFrames)
+        return Outcome(levelMs: levelSum / levelCount, driftPpm: s.driftPpm, underruns: s.underrunFrames,
+                       lowWaterMs: s.lowWaterMs, estimatePpm: s.driftEstimatePpm)
     }
 
     func testFastProducerIsHeldNearTarget() throws {
@@ -40,9 +46,14 @@ final class DriftCompensationTests: XCTestCase {
         let on = try simulate(ppm: 500, targetMs: 60, seconds: 120)
         // Without compensation the buffer grows by 500 ppm × 120 s = 60 ms.
         XCTAssertGreaterThan(off.levelMs, 80 + 50)
-        // With it, the buffer settles at target + drift/gain (5 ms).
-        XCTAssertEqual(on.levelMs, 65, accuracy: 4)
-        XCTAssertEqual(on.driftPpm, 500, accuracy: 150)
+        // With it, the low-water mark (the level just before each 20 ms
+        // push) sits on the target with no standing offset; the mean level
+        // is half a push interval (10 ms) above it. The previous
+        // proportional-only controller settled at target + 5 ms.
+        XCTAssertEqual(on.lowWaterMs, 60, accuracy: 1)
+        XCTAssertEqual(on.levelMs, 70, accuracy: 1.5)
+        XCTAssertEqual(on.estimatePpm, 500, accuracy: 20)
+        XCTAssertEqual(on.driftPpm, 500, accuracy: 100)
         XCTAssertEqual(on.underruns, 0)
     }
 
@@ -51,18 +62,21 @@ final class DriftCompensationTests: XCTestCase {
         let on = try simulate(ppm: -800, targetMs: 60, seconds: 120)
         XCTAssertGreaterThan(off.underruns, 0)  // 96 ms lost over 120 s drains the 80 ms start
         XCTAssertEqual(on.underruns, 0)
-        XCTAssertEqual(on.levelMs, 52, accuracy: 4)
-        XCTAssertEqual(on.driftPpm, -800, accuracy: 200)
+        XCTAssertEqual(on.lowWaterMs, 60, accuracy: 1)
+        XCTAssertEqual(on.levelMs, 70, accuracy: 1.5)
+        XCTAssertEqual(on.estimatePpm, -800, accuracy: 20)
+        XCTAssertEqual(on.driftPpm, -800, accuracy: 100)
     }
 
     func testCorrectionIsClamped() throws {
         let on = try simulate(ppm: 5_000, targetMs: 40, seconds: 30)
         XCTAssertEqual(on.driftPpm, SourceConfig.maxDriftCorrectionPpm, accuracy: 1)
+        XCTAssertEqual(on.estimatePpm, SourceConfig.maxDriftCorrectionPpm, accuracy: 1)
     }
 
     func testInvalidTargetRejected() throws {
         let e = makeEngine()
-        var c = SourceConfig(domain: .media, sampleRate: 48_000, channels: 2)
+        var c = SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2)
         for bad: Float in [1, 4.9, 2001, .nan, -5] {
             c.targetBufferMs = bad
             XCTAssertThrowsError(try e.addSource(c))

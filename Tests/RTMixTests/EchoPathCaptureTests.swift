@@ -31,7 +31,7 @@ final class EchoPathCaptureTests: XCTestCase {
         config.captureRate = capRate
         config.captureChannels = 1
         let engine = try Engine(config)
-        let source = try engine.addSource(SourceConfig(domain: .media, sampleRate: playRate, channels: 1))
+        let source = try engine.addSource(SourceConfig.classic(domain: .media, sampleRate: playRate, channels: 1))
         try engine.setStreamDelay(ms: hintMs)
         let pb = playRate / 100, cb = capRate / 100
         var rendered = [Float](repeating: 0, count: pb)

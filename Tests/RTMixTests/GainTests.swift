@@ -13,7 +13,7 @@ final class GainTests: XCTestCase {
 
     func testSourceAndDomainGainsMultiply() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         try e.setGain(0.5, for: id)
         try e.setDomainGain(0.25, for: .media)
         XCTAssertEqual(settledLevelDb(e, id), Signal.db(0.125), accuracy: 0.05)
@@ -21,8 +21,8 @@ final class GainTests: XCTestCase {
 
     func testDomainsAreIndependent() throws {
         let e = makeEngine { $0.channels = 1 }
-        let call = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 1))
-        let media = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 1))
+        let call = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 1))
+        let media = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))
         try e.setDomainGain(0, for: .media)
         try e.setDomainGain(0.5, for: .call)
         e.pushAll(Signal.constant(0.4, frames: 4800, channels: 1), to: call, channels: 1)
@@ -40,7 +40,7 @@ final class GainTests: XCTestCase {
         let e = makeEngine { $0.callGainFloor = 0.1 }
         XCTAssertNoThrow(try e.setDomainGain(0, for: .call))
         XCTAssertEqual(e.domainGain(.call), 0.1)
-        let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2))
         XCTAssertEqual(settledLevelDb(e, id), -20, accuracy: 0.05)
         // Media may go to 0.
         try e.setDomainGain(0, for: .media)
@@ -57,7 +57,7 @@ final class GainTests: XCTestCase {
 
     func testMuteSilencesCallVoiceAndUnmuteRestores() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2))
         try e.setMuted(true, for: id)
         e.pushAll(Signal.constant(0.5, frames: 4800, channels: 2), to: id, channels: 2)
         let out = e.renderFrames(4800)
@@ -73,7 +73,7 @@ final class GainTests: XCTestCase {
         for rampMs: Float in [1, 10, 50] {
             let e = makeEngine { $0.channels = 1; $0.gainRampMs = rampMs }
             let rampFrames = Float(48_000) * rampMs / 1000
-            let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 1))
+            let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))
             e.pushAll(Signal.constant(0.5, frames: 30_000, channels: 1), to: id, channels: 1)
             var out: [Float] = e.renderFrames(480)
             try e.setGain(0, for: id)
@@ -99,7 +99,7 @@ final class GainTests: XCTestCase {
 
     func testInvalidGainsChangeNothing() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         try e.setGain(0.5, for: id)
         try e.setDomainGain(0.5, for: .media)
         for bad: Float in [-0.1, .nan, .infinity, -.infinity, maxGain * 2] {

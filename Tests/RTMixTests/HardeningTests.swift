@@ -13,7 +13,7 @@ final class HardeningTests: XCTestCase {
     /// that full scale is not limited).
     func testS16AllValuesBitExactThroughBypass() throws {
         let e = makeEngine { $0.channels = 1; $0.limiterThresholdDb = 0 }
-        var sc = SourceConfig(domain: .media, sampleRate: 48_000, channels: 1)
+        var sc = SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1)
         sc.bufferFrames = 65_536
         let id = try e.addSource(sc)
         let input: [Int16] = (0..<65_536).map { Int16(truncatingIfNeeded: $0 - 32_768) }
@@ -69,7 +69,7 @@ final class HardeningTests: XCTestCase {
         for frequency in [50.0, 100.0, 997.0, 5_000.0] {
             for gain: Float in [1.12, 1.5, 2.0] {
                 let e = makeEngine { $0.channels = 1 }
-                var sc = SourceConfig(domain: .media, sampleRate: 48_000, channels: 1)
+                var sc = SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1)
                 sc.gain = gain
                 sc.bufferFrames = 65_536
                 let id = try e.addSource(sc)
@@ -145,7 +145,7 @@ final class HardeningTests: XCTestCase {
 
     func testSubnormalInputNeverReachesOutput() throws {
         let e = makeEngine { $0.channels = 1 }
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 1))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))
         let tiny = Float.leastNormalMagnitude
         var x = [Float](repeating: 0, count: 4_800)
         for i in 0..<4_800 {

@@ -6,7 +6,7 @@ final class LifecycleTests: XCTestCase {
         let e = makeEngine { $0.maxSources = 3 }
         var seen = Set<UInt32>()
         for _ in 0..<50 {
-            let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 16_000, channels: 1))
+            let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 16_000, channels: 1))
             XCTAssertNotEqual(id.rawValue, 0)
             XCTAssertTrue(seen.insert(id.rawValue).inserted, "id reused")
             try e.removeSource(id)
@@ -18,35 +18,68 @@ final class LifecycleTests: XCTestCase {
 
     func testLimitAndReclaimAfterRendererFade() throws {
         let e = makeEngine { $0.maxSources = 2 }
-        let a = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2))
-        _ = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2))
-        XCTAssertThrowsError(try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2))) {
+        let a = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2))
+        _ = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2))
+        XCTAssertThrowsError(try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2))) {
             XCTAssertEqual($0 as? RTMixError, .limit)
         }
         _ = e.renderFrames(480)  // the renderer is running
         try e.removeSource(a)
         // Fade not rendered yet: the slot is still in use.
-        XCTAssertThrowsError(try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2)))
+        XCTAssertThrowsError(try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2)))
         _ = e.renderFrames(960)  // 20 ms > 10 ms ramp
-        XCTAssertNoThrow(try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2)))
+        XCTAssertNoThrow(try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2)))
         XCTAssertEqual(e.stats().activeSources, 2)
     }
 
-    /// With no render calls at all (device stopped), removed sources are
-    /// reclaimed by the control thread after a short idle period.
-    func testReclaimWhileRendererIdle() throws {
+    /// With no render calls at all (device never started), a removed source
+    /// is reclaimed at once: nothing can be rendering it.
+    func testReclaimWhileRendererNeverRan() throws {
         let e = makeEngine { $0.maxSources = 1 }
-        let a = try e.addSource(SourceConfig(domain: .media, sampleRate: 44_100, channels: 2))
+        let a = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 44_100, channels: 2))
         try e.removeSource(a)
-        XCTAssertThrowsError(try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2)))
-        Thread.sleep(forTimeInterval: 0.15)
-        XCTAssertNoThrow(try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2)))
+        XCTAssertNoThrow(try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2)))
+    }
+
+    /// The issue-10 case: remove, render one block shorter than the gain ramp
+    /// (256 < 480 frames), stop rendering. The device is judged stopped after
+    /// four of its block periods (5.3 ms × 4 here, not a fixed 100 ms), the
+    /// slot is reclaimed, and when rendering restarts the removed source's
+    /// audio never plays again.
+    func testRemovedSourceIsReclaimedWhenRenderStopsMidFade() throws {
+        let e = makeEngine { $0.maxSources = 1; $0.channels = 1 }
+        let a = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))
+        e.pushAll(Signal.constant(0.5, frames: 4800, channels: 1), to: a, channels: 1)
+        _ = e.renderFrames(480)
+        try e.removeSource(a)
+        _ = e.renderFrames(256)  // part of the 10 ms fade-out, then the device stops
+        XCTAssertThrowsError(try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 1)),
+                             "right after the last block the renderer may still be running")
+        Thread.sleep(forTimeInterval: 0.03)  // > 4 × 5.3 ms
+        let b = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 1))
+        let out = e.renderFrames(480)
+        XCTAssertTrue(out.allSatisfy { $0 == 0 }, "the removed source's stale audio must not play")
+        XCTAssertEqual(try e.stats(for: b).framesRendered, 0)
+    }
+
+    /// Without any control call in between, a restart after a stall does not
+    /// play a removed source either: the renderer retires it itself.
+    func testRestartAfterStallDoesNotReplayRemovedSource() throws {
+        let e = makeEngine { $0.channels = 1 }
+        let a = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))
+        e.pushAll(Signal.constant(0.5, frames: 4800, channels: 1), to: a, channels: 1)
+        _ = e.renderFrames(480)
+        try e.removeSource(a)
+        _ = e.renderFrames(256)
+        Thread.sleep(forTimeInterval: 0.03)
+        let out = e.renderFrames(480)
+        XCTAssertTrue(out.allSatisfy { $0 == 0 })
     }
 
     /// Removal fades the source out over the gain ramp instead of cutting it.
     func testRemovalFadesOut() throws {
         let e = makeEngine { $0.channels = 1 }
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 1))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))
         e.pushAll(Signal.constant(0.5, frames: 4800, channels: 1), to: id, channels: 1)
         _ = e.renderFrames(480)
         try e.removeSource(id)
@@ -59,7 +92,7 @@ final class LifecycleTests: XCTestCase {
     func testSourceAddedWhileRenderingStartsClean() throws {
         let e = makeEngine()
         _ = e.renderFrames(480)
-        let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2))
         e.pushAll(Signal.constant(0.3, frames: 480, channels: 2), to: id, channels: 2)
         let out = e.renderFrames(480)
         XCTAssertTrue(out.allSatisfy { $0 == 0.3 })

@@ -17,7 +17,7 @@ final class LimiterTests: XCTestCase {
         let e = makeEngine()
         var ids: [SourceID] = []
         for k in 0..<16 {
-            let id = try e.addSource(SourceConfig(domain: k % 2 == 0 ? .call : .media, sampleRate: 48_000, channels: 2))
+            let id = try e.addSource(SourceConfig.classic(domain: k % 2 == 0 ? .call : .media, sampleRate: 48_000, channels: 2))
             e.pushAll(Signal.sine(frequency: 220 + Double(k) * 3, rate: 48_000, frames: 24_000, channels: 2,
                                   amplitude: 0.9, phase: 0), to: id, channels: 2)
             ids.append(id)
@@ -41,7 +41,7 @@ final class LimiterTests: XCTestCase {
     func testS16OutputSaturatesNeverWraps() throws {
         let e = makeEngine()
         for _ in 0..<8 {
-            let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+            let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
             e.pushAll(Signal.constant(0.99, frames: 4800, channels: 2), to: id, channels: 2)
         }
         var out = [Int16](repeating: 0, count: 4800 * 2)
@@ -51,7 +51,7 @@ final class LimiterTests: XCTestCase {
 
     func testNonFiniteInputNeverReachesOutput() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         var x = Signal.constant(0.25, frames: 480, channels: 2)
         x[10] = .nan; x[11] = .infinity; x[500] = -.infinity; x[901] = .signalingNaN
         e.pushAll(x, to: id, channels: 2)
@@ -67,7 +67,7 @@ final class LimiterTests: XCTestCase {
     func testOverflowingSumIsSanitized() throws {
         let e = makeEngine()
         for _ in 0..<4 {
-            let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+            let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
             try e.setGain(16, for: id)
             e.pushAll(Signal.constant(Float.greatestFiniteMagnitude, frames: 480, channels: 2), to: id, channels: 2)
         }
@@ -80,7 +80,7 @@ final class LimiterTests: XCTestCase {
     /// fuzzing (Fuzz/Crashes/FuzzEngineC/render-nan-greatest-finite-swift-api).
     func testGreatestFiniteInputStaysFiniteAndBounded() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         var x = Signal.constant(Float.greatestFiniteMagnitude, frames: 480, channels: 2)
         for i in stride(from: 1, to: x.count, by: 4) { x[i] = -Float.greatestFiniteMagnitude }
         e.pushAll(x, to: id, channels: 2)
@@ -113,7 +113,7 @@ final class LimiterRecoveryTests: XCTestCase {
     /// bit-exact again (no permanent −0.001 dB residue).
     func testGainRecoversExactlyAfterOverload() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         e.pushAll(Signal.constant(0.99, frames: 480, channels: 2), to: id, channels: 2)
         _ = e.renderFrames(480)
         XCTAssertLessThan(e.stats().limiterGainDb, -0.5)
@@ -134,11 +134,11 @@ final class GainBeforeFirstRenderTests: XCTestCase {
     /// at once: nothing leaks.
     func testMuteBeforeFirstRenderLeaksNothing() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2))
         try e.setMuted(true, for: id)
         e.pushAll(Signal.constant(0.5, frames: 480, channels: 2), to: id, channels: 2)
         XCTAssertTrue(e.renderFrames(480).allSatisfy { $0 == 0 })
-        let id2 = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 2))
+        let id2 = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2))
         try e.setGain(0.5, for: id2)
         e.pushAll(Signal.constant(0.5, frames: 480, channels: 2), to: id2, channels: 2)
         XCTAssertTrue(e.renderFrames(480).allSatisfy { $0 == 0.25 })

@@ -8,8 +8,8 @@ import XCTest
 final class OutputFormatTests: XCTestCase {
     func testSwitchToHFPAndBackKeepsSourcesAndAccuracy() throws {
         let e = makeEngine()
-        let media = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
-        let voice = try e.addSource(SourceConfig(domain: .call, sampleRate: 16_000, channels: 1))
+        let media = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
+        let voice = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 16_000, channels: 1))
         try e.setGain(0.5, for: voice)
         try e.setMuted(true, for: voice)
         let tone = Signal.sine(frequency: 1000, rate: 48_000, frames: 24_800, channels: 2, amplitude: 0.4)
@@ -76,7 +76,7 @@ final class OutputFormatTests: XCTestCase {
     /// stays finite and bounded, and frames are conserved.
     func testFormatChangesWhileRendering() throws {
         let e = makeEngine { $0.maxFrames = 1024 }
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 44_100, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 44_100, channels: 2))
         let stop = Atomic<Bool>(false)
         let renders = Atomic<Int>(0), refused = Atomic<Int>(0), bad = Atomic<Int>(0)
         nonisolated(unsafe) let engine = e

@@ -11,7 +11,7 @@ final class ResamplingTests: XCTestCase {
                quality: ResamplerQuality = .sincFastest, backend: Resampler.Backend,
                file: StaticString = #filePath, line: UInt = #line) throws {
         let e = makeEngine { $0.sampleRate = engineRate; $0.channels = outChannels; $0.resamplerQuality = quality }
-        var sc = SourceConfig(domain: .call, sampleRate: rate, channels: channels)
+        var sc = SourceConfig.classic(domain: .call, sampleRate: rate, channels: channels)
         sc.bufferFrames = rate * 2
         let id = try e.addSource(sc)
         XCTAssertEqual(e.resamplerBackend(of: id), backend, "backend, rate \(rate)", file: file, line: line)
@@ -79,7 +79,7 @@ final class ResamplingTests: XCTestCase {
     func testDriftCompensatedVoiceUsesLibsamplerate() throws {
         let e = makeEngine()
         for rate in [8_000, 16_000, 24_000, 32_000, 48_000] {
-            var sc = SourceConfig(domain: .call, sampleRate: rate, channels: 1)
+            var sc = SourceConfig.classic(domain: .call, sampleRate: rate, channels: 1)
             sc.targetBufferMs = 60
             let id = try e.addSource(sc)
             XCTAssertEqual(e.resamplerBackend(of: id), .libsamplerate, "rate \(rate)")
@@ -89,7 +89,7 @@ final class ResamplingTests: XCTestCase {
     /// Same rate and channels without drift compensation: no resampler.
     func testSameRateBypassesBothBackends() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         XCTAssertNil(e.resamplerBackend(of: id))
     }
 
@@ -125,7 +125,7 @@ final class ResamplingTests: XCTestCase {
     func testResampledFrameAccounting() throws {
         for (rate, backend) in [(44_100, Resampler.Backend.libsamplerate), (16_000, .speexdsp)] {
             let e = makeEngine()
-            let id = try e.addSource(SourceConfig(domain: .media, sampleRate: rate, channels: 2))
+            let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: rate, channels: 2))
             XCTAssertEqual(e.resamplerBackend(of: id), backend)
             e.pushAll(Signal.sine(frequency: 440, rate: rate, frames: rate / 5, channels: 2), to: id, channels: 2)
             _ = e.renderFrames(4800)

@@ -58,7 +58,7 @@ final class SpeexBackendTests: XCTestCase {
     func testPrefilledSourceHasNoExtraLatency() throws {
         for rate in [8_000, 16_000, 24_000, 32_000] {
             let e = makeEngine()
-            let id = try e.addSource(SourceConfig(domain: .call, sampleRate: rate, channels: 1))
+            let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: rate, channels: 1))
             XCTAssertEqual(e.resamplerBackend(of: id), .speexdsp)
             XCTAssertEqual(e.resamplerInputLatency(of: id), 24, "q3 filter: 48 taps")
             e.pushAll(Signal.sine(frequency: 1000, rate: rate, frames: rate / 5, amplitude: 0.5), to: id, channels: 1)
@@ -78,7 +78,7 @@ final class SpeexBackendTests: XCTestCase {
     func testPerfectlyTimedVoiceStartsAlignedWithoutUnderrun() throws {
         for (rate, channels) in [(8_000, 1), (16_000, 1), (24_000, 2), (32_000, 1), (16_000, 2)] {
             let e = makeEngine()
-            let id = try e.addSource(SourceConfig(domain: .call, sampleRate: rate, channels: channels))
+            let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: rate, channels: channels))
             XCTAssertEqual(e.resamplerBackend(of: id), .speexdsp)
             let tone = Signal.sine(frequency: 1000, rate: rate, frames: rate, channels: channels, amplitude: 0.3)
             let per = rate / 100
@@ -111,7 +111,7 @@ final class SpeexBackendTests: XCTestCase {
     /// the resumed audio plays again.
     func testUnderrunAndResumeThroughSpeex() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 16_000, channels: 1))
+        let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 16_000, channels: 1))
         XCTAssertEqual(e.resamplerBackend(of: id), .speexdsp)
         e.pushAll(Signal.sine(frequency: 300, rate: 16_000, frames: 640, amplitude: 0.3), to: id, channels: 1)
         let out = e.renderFrames(4800)

@@ -103,3 +103,17 @@ func makeEngine(_ configure: (inout EngineConfig) -> Void = { _ in }) -> Engine 
     configure(&c)
     return try! Engine(c)
 }
+
+extension SourceConfig {
+    /// The engine's behaviour before drift compensation and priming became
+    /// defaults: no drift control, start with the first audio, refuse what
+    /// does not fit. Tests of mixing, resampling, gains and bypass use it so
+    /// their figures do not depend on the timing defaults.
+    static func classic(domain: Domain, sampleRate: Int, channels: Int) -> SourceConfig {
+        var c = SourceConfig(domain: domain, sampleRate: sampleRate, channels: channels)
+        c.targetBufferMs = 0
+        c.startThresholdMs = 0
+        c.overrunPolicy = .reject
+        return c
+    }
+}

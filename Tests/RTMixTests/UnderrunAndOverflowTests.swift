@@ -2,12 +2,13 @@ import XCTest
 @testable import RTMix
 
 final class UnderrunAndOverflowTests: XCTestCase {
-    /// A source with less than asked: the gap is silence (never stale audio),
-    /// the frames before the gap fade out, the underrun is counted once, and
-    /// the resumed audio fades in.
+    /// A source with less than asked: every frame it had plays unchanged,
+    /// a 2 ms faded mirror tail continues it into the gap (no click), then
+    /// the gap is silence (never stale audio); the underrun is counted once,
+    /// and the resumed audio fades in.
     func testUnderrunIsSilentFadedAndCounted() throws {
         let e = makeEngine { $0.channels = 1 }
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 1))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))
         // Nothing pushed yet: silent, no underrun counted before the first push.
         _ = e.renderFrames(480)
         XCTAssertEqual(e.stats().underrunFrames, 0)
@@ -16,10 +17,11 @@ final class UnderrunAndOverflowTests: XCTestCase {
         let first = e.renderFrames(480)
         XCTAssertTrue(first.allSatisfy { $0 == 0.5 })
         let second = e.renderFrames(480)  // 100 frames of data, then 380 missing
-        XCTAssertTrue(second[100...].allSatisfy { $0 == 0 }, "gap must be silence")
-        XCTAssertEqual(second[0], 0.5)
-        XCTAssertLessThan(second[99], 0.05, "tail before the gap fades out")
-        for i in 1..<100 { XCTAssertLessThanOrEqual(second[i], second[i - 1]) }
+        XCTAssertTrue(second[..<100].allSatisfy { $0 == 0.5 }, "the audio before the gap is intact")
+        let fade = 96  // 2 ms
+        XCTAssertTrue(second[(100 + fade)...].allSatisfy { $0 == 0 }, "gap must be silence")
+        XCTAssertLessThan(0.5 - second[100], 0.5 / Float(fade), "the tail starts where the audio stopped")
+        for i in 101..<(100 + fade) { XCTAssertLessThan(second[i], second[i - 1], "the tail fades out") }
         _ = e.renderFrames(960)  // still starved: one event, more frames
         var s = try e.stats(for: id)
         XCTAssertEqual(s.underrunFrames, 380 + 960)
@@ -42,7 +44,7 @@ final class UnderrunAndOverflowTests: XCTestCase {
     func testPerfectlyTimedSourcesNeverUnderrun() throws {
         for (rate, channels) in [(16_000, 1), (44_100, 2), (48_000, 2), (8_000, 1)] {
             let e = makeEngine()
-            let id = try e.addSource(SourceConfig(domain: .call, sampleRate: rate, channels: channels))
+            let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: rate, channels: channels))
             let tone = Signal.sine(frequency: 440, rate: rate, frames: rate, channels: channels, amplitude: 0.3)
             var pushed = 0.0, sent = 0
             var out: [Float] = []
@@ -66,7 +68,7 @@ final class UnderrunAndOverflowTests: XCTestCase {
 
     func testPartialFirstPushIsAlignedToBlockEnd() throws {
         let e = makeEngine { $0.channels = 1 }
-        let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 1))
+        let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))
         e.pushAll(Signal.constant(0.5, frames: 100, channels: 1), to: id, channels: 1)
         let out = e.renderFrames(480)
         XCTAssertTrue(out[..<380].allSatisfy { $0 == 0 })
@@ -80,7 +82,7 @@ final class UnderrunAndOverflowTests: XCTestCase {
 
     func testUnderrunThroughResamplerIsSilent() throws {
         let e = makeEngine()
-        let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 16_000, channels: 1))
+        let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 16_000, channels: 1))
         e.pushAll(Signal.sine(frequency: 300, rate: 16_000, frames: 640, amplitude: 0.3), to: id, channels: 1)
         let out = e.renderFrames(4800)
         XCTAssertTrue(out.suffix(4000).allSatisfy { $0 == 0 })
@@ -90,7 +92,7 @@ final class UnderrunAndOverflowTests: XCTestCase {
 
     func testPushOverflowAcceptsWhatFits() throws {
         let e = makeEngine()
-        var sc = SourceConfig(domain: .media, sampleRate: 44_100, channels: 2)
+        var sc = SourceConfig.classic(domain: .media, sampleRate: 44_100, channels: 2)
         sc.bufferFrames = 1000  // rounds up to 1024
         let id = try e.addSource(sc)
         XCTAssertEqual(try e.stats(for: id).capacityFrames, 1024)
@@ -116,7 +118,7 @@ final class UnderrunAndOverflowTests: XCTestCase {
     func testDefaultRingHoldsAtLeast400ms() throws {
         let e = makeEngine()
         for rate in [8_000, 16_000, 44_100, 48_000, 192_000] {
-            let id = try e.addSource(SourceConfig(domain: .media, sampleRate: rate, channels: 2))
+            let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: rate, channels: 2))
             let cap = try e.stats(for: id).capacityFrames
             XCTAssertGreaterThanOrEqual(cap, rate * 4 / 10)
             XCTAssertEqual(cap & (cap - 1), 0)

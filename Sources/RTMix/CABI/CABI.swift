@@ -43,7 +43,11 @@ func rtmix_source_config_init_impl(_ cfg: UnsafeMutablePointer<rtmix_source_conf
     c.channels = channels
     c.buffer_frames = 0
     c.gain = 1
-    c.target_buffer_ms = 0
+    // Drift compensation on, with the domain's target (an unknown domain is
+    // refused later by rtmix_source_add).
+    c.target_buffer_ms = domain == 1 ? 100 : 40  // SourceConfig.defaultTargetBufferMs
+    c.start_threshold_ms = -1
+    c.overrun_policy = 0
     cfg.pointee = c
     return 0
 }
@@ -118,6 +122,83 @@ func rtmix_source_add_impl(_ e: CEngine?, _ cfg: UnsafePointer<rtmix_source_conf
     let r = EngineCore.addSource(core(e), config)
     if r.status == 0 { outID.pointee = r.id }
     return r.status
+}
+
+@_cdecl("rtmix_source_add_pull") @usableFromInline
+func rtmix_source_add_pull_impl(_ e: CEngine?, _ cfg: UnsafePointer<rtmix_source_config>?,
+                                _ callback: PullCallback?, _ user: UnsafeMutableRawPointer?,
+                                _ outID: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    guard let e, let cfg, let callback, let outID else { return RTMixError.invalidArgument.code }
+    guard let config = CConversion.swiftSourceConfig(cfg) else { return RTMixError.invalidArgument.code }
+    let r = EngineCore.addSource(core(e), config, pull: callback, context: user)
+    if r.status == 0 { outID.pointee = r.id }
+    return r.status
+}
+
+@_cdecl("rtmix_source_writable_frames") @usableFromInline @_noLocks
+func rtmix_source_writable_frames_impl(_ e: CEngine?, _ id: UInt32, _ frames: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    guard let e, let frames else { return RTMixError.invalidArgument.code }
+    let n = EngineCore.writableFrames(core(e), id: id)
+    if n < 0 { return RTMixError.notFound.code }
+    frames.pointee = UInt32(clamping: n)
+    return 0
+}
+
+@_cdecl("rtmix_source_set_paused") @usableFromInline @_noLocks
+func rtmix_source_set_paused_impl(_ e: CEngine?, _ id: UInt32, _ on: Int32) -> Int32 {
+    guard let e else { return RTMixError.invalidArgument.code }
+    return EngineCore.setPaused(core(e), id: id, on != 0)
+}
+
+@_cdecl("rtmix_source_flush") @usableFromInline @_noLocks
+func rtmix_source_flush_impl(_ e: CEngine?, _ id: UInt32) -> Int32 {
+    guard let e else { return RTMixError.invalidArgument.code }
+    return EngineCore.flush(core(e), id: id)
+}
+
+@_cdecl("rtmix_source_end") @usableFromInline @_noLocks
+func rtmix_source_end_impl(_ e: CEngine?, _ id: UInt32) -> Int32 {
+    guard let e else { return RTMixError.invalidArgument.code }
+    return EngineCore.end(core(e), id: id)
+}
+
+@_cdecl("rtmix_source_position_init") @usableFromInline @_noLocks
+func rtmix_source_position_init_impl(_ p: UnsafeMutablePointer<rtmix_source_position>?) -> Int32 {
+    guard let p else { return RTMixError.invalidArgument.code }
+    p.pointee = rtmix_source_position()
+    p.pointee.size = UInt32(MemoryLayout<rtmix_source_position>.size)
+    return 0
+}
+
+@_cdecl("rtmix_source_get_position") @usableFromInline @_noLocks
+func rtmix_source_get_position_impl(_ e: CEngine?, _ id: UInt32, _ p: UnsafeMutablePointer<rtmix_source_position>?) -> Int32 {
+    guard let e, let p, p.pointee.size >= CConversion.minimumPositionSize else { return RTMixError.invalidArgument.code }
+    let (status, pos) = EngineCore.position(core(e), id: id)
+    if status != 0 { return status }
+    var full = rtmix_source_position()
+    full.size = UInt32(MemoryLayout<rtmix_source_position>.size)
+    full.sample_rate = UInt32(clamping: pos.sampleRate)
+    full.frames_played = pos.framesPlayed
+    full.render_time_ns = pos.renderTimeNs
+    full.latency_ns = pos.latencyNs
+    full.output_latency_ns = pos.outputLatencyNs
+    return withUnsafeBytes(of: &full) { src in
+        CConversion.copyOutRaw(src.baseAddress.unsafelyUnwrapped, size: MemoryLayout<rtmix_source_position>.size,
+                               to: UnsafeMutableRawPointer(p), minimum: CConversion.minimumPositionSize)
+    }
+}
+
+@_cdecl("rtmix_engine_set_output_latency_ns") @usableFromInline @_noLocks
+func rtmix_engine_set_output_latency_ns_impl(_ e: CEngine?, _ ns: UInt64) -> Int32 {
+    guard let e else { return RTMixError.invalidArgument.code }
+    core(e).pointee.outputLatencyNs.store(ns, ordering: .relaxed)
+    return 0
+}
+
+@_cdecl("rtmix_engine_set_interrupted") @usableFromInline
+func rtmix_engine_set_interrupted_impl(_ e: CEngine?, _ on: Int32) -> Int32 {
+    guard let e else { return RTMixError.invalidArgument.code }
+    return EngineCore.setInterrupted(core(e), on != 0)
 }
 
 @_cdecl("rtmix_source_remove") @usableFromInline

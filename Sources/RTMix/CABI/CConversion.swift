@@ -17,6 +17,7 @@ enum CConversion {
     static var minimumStatsSize: UInt32 { @_noLocks get { 112 } }
     static var minimumSourceStatsSize: UInt32 { @_noLocks get { 96 } }
     static var minimumEventSize: UInt32 { @_noLocks get { 32 } }
+    static var minimumPositionSize: UInt32 { @_noLocks get { 40 } }
 
     /// A C `uint32_t` as `Int`, saturating at `Int.max`: `Int(v)` traps
     /// above 2^31 − 1 on 32-bit targets. Out-of-range values are then
@@ -88,12 +89,17 @@ enum CConversion {
     static func swiftSourceConfig(_ p: UnsafePointer<rtmix_source_config>) -> SourceConfig? {
         var defaults = rtmix_source_config()
         defaults.gain = 1
+        defaults.start_threshold_ms = -1
+        defaults.overrun_policy = 0
         guard let c = copyIn(p, defaults: defaults, minimum: minimumSourceConfigSize),
               let domain = Domain(rawValue: c.domain) else { return nil }
         var r = SourceConfig(domain: domain, sampleRate: int(c.sample_rate), channels: int(c.channels))
         r.bufferFrames = int(c.buffer_frames)
         r.gain = c.gain
         r.targetBufferMs = c.target_buffer_ms
+        r.startThresholdMs = c.start_threshold_ms
+        guard let policy = OverrunPolicy(rawValue: c.overrun_policy) else { return nil }
+        r.overrunPolicy = policy
         return r
     }
 
@@ -157,6 +163,17 @@ enum CConversion {
         r.gain = s.gain
         r.muted = s.muted ? 1 : 0
         r.drift_ppm = s.driftPpm
+        r.drift_estimate_ppm = s.driftEstimatePpm
+        r.low_water_ms = s.lowWaterMs
+        r.target_ms = s.targetMs
+        r.drift_saturated = s.driftSaturated ? 1 : 0
+        r.frames_dropped = s.framesDropped
+        r.frames_flushed = s.framesFlushed
+        r.state = s.phase.rawValue
+        r.paused = s.paused ? 1 : 0
+        r.ended = s.ended ? 1 : 0
+        r.pull = s.pull ? 1 : 0
+        r.writable_frames = UInt32(clamping: s.writableFrames)
         return r
     }
 

@@ -105,7 +105,13 @@ extension EngineCore {
     static func setClock(_ e: UnsafeMutablePointer<EngineCore>,
                          _ clock: (@convention(c) (UnsafeMutableRawPointer?) -> UInt64)?,
                          context: UnsafeMutableRawPointer?) -> Int32 {
-        guard let link = e.pointee.capture else { return RTMixError.badState.code }
+        if let c = clock {
+            e.pointee.clock.pointee.read = c
+            e.pointee.clock.pointee.context = context
+        } else {
+            e.pointee.clock.pointee = EngineClock()
+        }
+        guard let link = e.pointee.capture else { return 0 }
         if let c = clock {
             link.pointee.clock = c
             link.pointee.clockContext = context

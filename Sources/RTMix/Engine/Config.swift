@@ -22,6 +22,18 @@ public enum ResamplerQuality: UInt32, Sendable {
     case linear = 3
 }
 
+/// What a push into a full ring does.
+public enum OverrunPolicy: Int32, Sendable {
+    /// By domain: call sources `.dropOldest`, media sources `.reject`.
+    case domainDefault = 0
+    /// Favour latency: the push is accepted and the oldest audio is dropped
+    /// (counted, `audioDropped` event), so latency never grows.
+    case dropOldest = 1
+    /// Favour completeness: what does not fit is refused (`bufferFull`,
+    /// the accepted count tells how much went in); nothing is lost.
+    case reject = 2
+}
+
 /// Largest gain the setters accept (+24 dB).
 public let maxGain: Float = 16
 
@@ -106,23 +118,55 @@ public struct SourceConfig: Sendable, Equatable {
     /// a power of two.
     public var bufferFrames: Int = 0
     public var gain: Float = 1
-    /// Clock-drift compensation: 0 (default) plays the source at its nominal
-    /// rate. A value in 5...2000 makes the renderer keep the source's
-    /// buffered audio near this many milliseconds by resampling up to
-    /// ±`maxDriftCorrectionPpm` faster or slower — for sources pushed on a
-    /// clock of their own (an RTC thread's timer, a network stream), whose
-    /// buffer would otherwise creep up (latency) or down (underruns).
-    public var targetBufferMs: Float = 0
+    /// Clock-drift compensation target in ms; on by default (call 40 ms,
+    /// media 100 ms: `defaultTargetBufferMs`). The renderer keeps the
+    /// source's low-water mark (the least audio buffered within each
+    /// 0.5 s) at this level by resampling up to ±`maxDriftCorrectionPpm`
+    /// faster or slower (see `DriftController`), for sources pushed on a
+    /// clock of their own. 0 turns it off: the source plays at its nominal
+    /// rate (and a same-rate source is mixed bit-exact, without a
+    /// resampler). Otherwise 5...2000.
+    public var targetBufferMs: Float
+    /// Audio the source must hold before it starts (and restarts after an
+    /// underrun or a flush), in ms. -1 (default): `targetBufferMs`; 0:
+    /// start with the first audio; otherwise up to 2000.
+    public var startThresholdMs: Float = -1
+    /// What a push does when the ring is full (default: by domain).
+    public var overrunPolicy: OverrunPolicy = .domainDefault
 
-    public static var maxDriftCorrectionPpm: Float { @_noLocks get { 1000 } }
+    /// Largest drift correction, ppm (3.5 cents of pitch: inaudible).
+    public static var maxDriftCorrectionPpm: Float { @_noLocks get { 2000 } }
+
+    /// Default drift target of a domain, ms.
+    public static func defaultTargetBufferMs(_ domain: Domain) -> Float {
+        switch domain {
+        case .call: return 40
+        case .media: return 100
+        }
+    }
 
     public init(domain: Domain, sampleRate: Int, channels: Int) {
         self.domain = domain
         self.sampleRate = sampleRate
         self.channels = channels
+        targetBufferMs = SourceConfig.defaultTargetBufferMs(domain)
     }
 
     public static let maxBufferFrames = 1 << 22
+
+    /// The policy in force.
+    var effectiveOverrunPolicy: OverrunPolicy {
+        switch overrunPolicy {
+        case .domainDefault: return domain == .call ? .dropOldest : .reject
+        default: return overrunPolicy
+        }
+    }
+
+    /// The start threshold in source frames.
+    var startThresholdFrames: Int {
+        let ms = startThresholdMs < 0 ? targetBufferMs : startThresholdMs
+        return Int((Double(sampleRate) * Double(ms) / 1000).rounded())
+    }
 
     public func validate() -> RTMixError? {
         guard supportedRates.contains(sampleRate), supportedChannels.contains(channels) else {
@@ -130,7 +174,8 @@ public struct SourceConfig: Sendable, Equatable {
         }
         guard bufferFrames >= 0, bufferFrames <= SourceConfig.maxBufferFrames,
               gain.isFinite, gain >= 0, gain <= maxGain,
-              targetBufferMs == 0 || (targetBufferMs >= 5 && targetBufferMs <= 2000)
+              targetBufferMs == 0 || (targetBufferMs >= 5 && targetBufferMs <= 2000),
+              startThresholdMs == -1 || (startThresholdMs >= 0 && startThresholdMs <= 2000)
         else { return .invalidArgument }
         return nil
     }
@@ -138,7 +183,7 @@ public struct SourceConfig: Sendable, Equatable {
     /// The ring capacity actually allocated (a power of two).
     var ringCapacityFrames: Int {
         let minimum = sampleRate * 400 / 1000
-        let forDrift = Int(Float(sampleRate) * targetBufferMs / 1000) * 2
+        let forDrift = Int(Float(sampleRate) * max(targetBufferMs, startThresholdMs) / 1000) * 3
         let wanted = bufferFrames > 0 ? bufferFrames : max(minimum, forDrift)
         var capacity = 1
         while capacity < wanted { capacity <<= 1 }

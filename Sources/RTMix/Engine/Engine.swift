@@ -122,6 +122,76 @@ public final class Engine: @unchecked Sendable {
         return n
     }
 
+    /// Frames a push could add now without dropping (drop-oldest) or
+    /// refusing (reject) audio: a decoder paces itself on this.
+    /// Real-time safe (no lock); any thread.
+    @_noLocks
+    public func writableFrames(of id: SourceID) throws(RTMixError) -> Int {
+        let n = EngineCore.writableFrames(core, id: id.rawValue)
+        if n < 0 { throw .notFound }
+        return n
+    }
+
+    // MARK: source timing (real-time safe, lock-free)
+
+    /// Pauses (silence after a short fade, ring untouched, nothing counted
+    /// as underrun) or resumes (fade in) a source. Any thread.
+    @_noLocks
+    public func setPaused(_ paused: Bool, for id: SourceID) throws(RTMixError) {
+        let s = EngineCore.setPaused(core, id: id.rawValue, paused)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    /// Drops the audio pushed so far (a seek), with a fade-out; the id,
+    /// gains and position are kept, and the source re-primes. Call it from
+    /// the producer thread (or with no push in flight): audio pushed after
+    /// it plays. Clears `endSource`. `.badState` for pull sources.
+    @_noLocks
+    public func flush(_ id: SourceID) throws(RTMixError) {
+        let s = EngineCore.flush(core, id: id.rawValue)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    /// End of stream: everything pushed plays out, including the
+    /// resampler's tail; then a `sourceDrained` event and the source stays
+    /// silent (no underrun is counted). Later pushes get `.badState` until
+    /// a `flush`. Call after the last push (producer thread).
+    @_noLocks
+    public func endSource(_ id: SourceID) throws(RTMixError) {
+        let s = EngineCore.end(core, id: id.rawValue)
+        if s != 0 { throw RTMixError(code: s) }
+    }
+
+    /// Where the source's audio is (A/V sync): see `SourcePosition`.
+    /// Lock-free, any thread.
+    @_noLocks
+    public func position(of id: SourceID) throws(RTMixError) -> SourcePosition {
+        let (s, p) = EngineCore.position(core, id: id.rawValue)
+        if s != 0 { throw RTMixError(code: s) }
+        return p
+    }
+
+    /// The host's output latency (device buffer + hardware), reported back
+    /// in `position(of:)` so a player adds it. Any thread.
+    @_noLocks
+    public func setOutputLatency(ns: UInt64) {
+        core.pointee.outputLatencyNs.store(ns, ordering: .relaxed)
+    }
+
+    /// Adds a pull source: `callback` runs on the render thread for the
+    /// frames each block needs (see `PullCallback`). Control threads.
+    public func addPullSource(_ config: SourceConfig, callback: PullCallback,
+                              context: UnsafeMutableRawPointer?) throws(RTMixError) -> SourceID {
+        let r = EngineCore.addSource(core, config, pull: callback, context: context)
+        if r.status != 0 { throw RTMixError(code: r.status) }
+        return SourceID(rawValue: r.id)
+    }
+
+    /// Interruption on/off (see `EngineCore.setInterrupted`). Control threads.
+    public func setInterrupted(_ on: Bool) {
+        _ = EngineCore.setInterrupted(core, on)
+    }
+
     // MARK: capture (real-time safe)
 
     /// Processes `frames` microphone frames (capture rate and channels,

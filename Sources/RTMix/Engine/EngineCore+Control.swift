@@ -26,24 +26,21 @@ extension EngineCore {
         e.pointee.slotControl
     }
 
-    /// The live source with this id (state active), or nil. Control lock held.
+    /// The live source with this id (phase active), or nil. Control lock held.
     @usableFromInline
     static func lookup(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32) -> UnsafeMutablePointer<SourceState>? {
         guard id != 0 else { return nil }
-        let slot = e.pointee.slots + Int((id - 1) % UInt32(e.pointee.config.maxSources))
-        guard slot.pointee.state.load(ordering: .acquiring) == SlotState.active,
-              slot.pointee.id.load(ordering: .relaxed) == id
-        else { return nil }
-        return slot.pointee.source.load(ordering: .acquiring)
+        return SlotLifecycle.lookup(slot(e, id: id), id: id)
     }
 
     @usableFromInline
-    static func addSource(_ e: UnsafeMutablePointer<EngineCore>, _ config: SourceConfig) -> (status: Int32, id: UInt32) {
+    static func addSource(_ e: UnsafeMutablePointer<EngineCore>, _ config: SourceConfig,
+                          pull: PullCallback? = nil, context: UnsafeMutableRawPointer? = nil) -> (status: Int32, id: UInt32) {
         if let error = config.validate() { return (error.code, 0) }
         return withControlLock(e) {
             let maxSources = e.pointee.config.maxSources
             var free = -1
-            for i in 0..<maxSources where e.pointee.slots[i].state.load(ordering: .acquiring) == SlotState.empty {
+            for i in 0..<maxSources where SlotLifecycle.phase(e.pointee.slots + i) == .empty {
                 free = i
                 break
             }
@@ -53,18 +50,14 @@ extension EngineCore {
             guard id64 <= UInt64(UInt32.max) else { return (RTMixError.limit.code, 0) }
             let rate = e.pointee.currentFormat().sampleRate
             guard let state = SourceState(config: config, engine: e.pointee.config, outputRate: rate,
-                                          rampFrames: e.pointee.config.rampFrames(at: rate)) else {
+                                          rampFrames: e.pointee.config.rampFrames(at: rate),
+                                          pull: pull, pullContext: context) else {
                 return (RTMixError.noMemory.code, 0)
             }
             let pointer = UnsafeMutablePointer<SourceState>.allocate(capacity: 1)
             pointer.initialize(to: state)
             control(e).pointee.nextGeneration += 1
-            let slot = e.pointee.slots + free
-            slot.pointee.source.store(pointer, ordering: .relaxed)
-            slot.pointee.id.store(UInt32(id64), ordering: .relaxed)
-            slotControl(e)[free] = SlotControl()
-            // Publish: render and producers acquire `state` before reading the rest.
-            slot.pointee.state.store(SlotState.active, ordering: .sequentiallyConsistent)
+            SlotLifecycle.publish(e.pointee.slots + free, slotControl(e) + free, source: pointer, id: UInt32(id64))
             control(e).pointee.activeSources += 1
             control(e).pointee.sourcesAdded += 1
             return (0, UInt32(id64))
@@ -75,59 +68,47 @@ extension EngineCore {
     static func removeSource(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32) -> Int32 {
         withControlLock(e) {
             guard lookup(e, id) != nil else { return RTMixError.notFound.code }
-            let index = Int((id - 1) % UInt32(e.pointee.config.maxSources))
-            e.pointee.slots[index].state.store(SlotState.removing, ordering: .sequentiallyConsistent)
-            slotControl(e)[index] = SlotControl(
-                seqAtRemove: e.pointee.renderSeq.load(ordering: .sequentiallyConsistent),
-                removedAtNs: rtmix_support_monotonic_ns(), seqAtRetire: nil)
+            SlotLifecycle.beginRemove(slot(e, id: id))
             control(e).pointee.activeSources -= 1
             control(e).pointee.sourcesRemoved += 1
+            // The renderer fades it out; if it has stopped, retire at once.
+            reclaim(e)
             return 0
         }
     }
 
-    /// How long a removed source waits for the renderer's fade-out before
-    /// the control thread retires it itself (the renderer is then idle:
-    /// no device callback ran since the removal).
-    @usableFromInline static var idleRetireNs: UInt64 { 100_000_000 }
-
     /// Frees sources that neither the renderer nor a producer can touch any
-    /// more. Control lock held; never waits.
+    /// more (SlotLifecycle.reclaim). Control lock held; never waits.
     @usableFromInline
     static func reclaim(_ e: UnsafeMutablePointer<EngineCore>) {
+        let now = e.pointee.now()
         for i in 0..<e.pointee.config.maxSources {
-            let slot = e.pointee.slots + i
-            var state = slot.pointee.state.load(ordering: .sequentiallyConsistent)
-            if state == SlotState.removing {
-                let seq = e.pointee.renderSeq.load(ordering: .sequentiallyConsistent)
-                let control = slotControl(e)[i]
-                if seq == control.seqAtRemove && seq & 1 == 0
-                    && rtmix_support_monotonic_ns() &- control.removedAtNs >= idleRetireNs {
-                    // No render pass since the removal for a while: retire it here.
-                    if slot.pointee.state.compareExchange(expected: SlotState.removing, desired: SlotState.retired,
-                                                          ordering: .sequentiallyConsistent).exchanged {
-                        state = SlotState.retired
-                    }
-                }
+            guard let source = SlotLifecycle.reclaim(e.pointee.slots + i, slotControl(e) + i,
+                                                     passes: e.pointee.passes, nowNs: now)
+            else { continue }
+            control(e).pointee.retiredRejected &+= source.pointee.framesRejected.read()
+            control(e).pointee.retiredNonfinite &+= source.pointee.nonfinitePushed.read()
+            source.deinitialize(count: 1)
+            source.deallocate()
+        }
+    }
+
+    /// Interruption (a phone call, the app losing the audio device): while
+    /// on, render plays silence and consumes nothing; removed sources are
+    /// retired at once. When it ends, the next render resumes: call sources
+    /// drop stale audio down to their target, media continues where it
+    /// stopped, both fading in.
+    @usableFromInline
+    static func setInterrupted(_ e: UnsafeMutablePointer<EngineCore>, _ on: Bool) -> Int32 {
+        withControlLock(e) {
+            let was = e.pointee.interrupted.exchange(on, ordering: .acquiringAndReleasing)
+            if on {
+                for i in 0..<e.pointee.config.maxSources { SlotLifecycle.retire(e.pointee.slots + i) }
+                reclaim(e)
+            } else if was {
+                e.pointee.resumeRequests.wrappingAdd(1, ordering: .releasing)
             }
-            guard state == SlotState.retired else { continue }
-            let seq = e.pointee.renderSeq.load(ordering: .sequentiallyConsistent)
-            let renderClear: Bool
-            if let seen = slotControl(e)[i].seqAtRetire {
-                renderClear = seq & 1 == 0 || seq != seen
-            } else {
-                renderClear = seq & 1 == 0
-                if !renderClear { slotControl(e)[i].seqAtRetire = seq }
-            }
-            guard renderClear, slot.pointee.pushers.load(ordering: .sequentiallyConsistent) == 0 else { continue }
-            if let source = slot.pointee.source.exchange(nil, ordering: .acquiring) {
-                control(e).pointee.retiredRejected &+= source.pointee.framesRejected.read()
-                control(e).pointee.retiredNonfinite &+= source.pointee.nonfinitePushed.read()
-                source.deinitialize(count: 1)
-                source.deallocate()
-            }
-            slotControl(e)[i] = SlotControl()
-            slot.pointee.state.store(SlotState.empty, ordering: .releasing)
+            return 0
         }
     }
 
@@ -176,7 +157,7 @@ extension EngineCore {
             var nonfinite = control(e).pointee.retiredNonfinite &+ e.pointee.nonfiniteMixed.read()
             for i in 0..<e.pointee.config.maxSources {
                 let slot = e.pointee.slots + i
-                guard slot.pointee.state.load(ordering: .acquiring) != SlotState.empty,
+                guard SlotLifecycle.phase(slot) != .empty,
                       let s = slot.pointee.source.load(ordering: .acquiring) else { continue }
                 rejected &+= s.pointee.framesRejected.read()
                 nonfinite &+= s.pointee.nonfinitePushed.read()
@@ -211,10 +192,10 @@ extension EngineCore {
             return RTMixError.unsupportedFormat.code
         }
         return withControlLock(e) {
-            guard e.pointee.rendering.compareExchange(expected: false, desired: true,
+            guard e.pointee.renderRole.compareExchange(expected: false, desired: true,
                                                       ordering: .acquiring).exchanged
             else { return RTMixError.badState.code }
-            defer { e.pointee.rendering.store(false, ordering: .releasing) }
+            defer { e.pointee.renderRole.store(false, ordering: .releasing) }
             let rs = e.pointee.renderState
             if rs.pointee.sampleRate == sampleRate && rs.pointee.channels == channels { return 0 }
 
@@ -225,8 +206,8 @@ extension EngineCore {
             var built = 0
             var failed = false
             for i in 0..<n {
-                let state = e.pointee.slots[i].state.load(ordering: .acquiring)
-                let live = state == SlotState.active || state == SlotState.removing
+                let phase = SlotLifecycle.phase(e.pointee.slots + i)
+                let live = phase == .active || phase == .removing
                 if live, let s = e.pointee.slots[i].source.load(ordering: .acquiring),
                    SourceState.needsResampler(sourceRate: s.pointee.sampleRate, outputRate: sampleRate,
                                               driftCompensation: s.pointee.driftCompensation) {
@@ -260,17 +241,25 @@ extension EngineCore {
             // device switch is a restart: history, fades and ramps begin anew).
             let rampFrames = e.pointee.config.rampFrames(at: sampleRate)
             for i in 0..<n {
-                let state = e.pointee.slots[i].state.load(ordering: .acquiring)
-                if state == SlotState.active || state == SlotState.removing,
+                let phase = SlotLifecycle.phase(e.pointee.slots + i)
+                if phase == .active || phase == .removing,
                    let s = e.pointee.slots[i].source.load(ordering: .acquiring) {
                     let r = s.pointee.render
                     r.pointee.resampler = (fresh + i).move()
                     r.pointee.gainRamp = GainRamp(initial: r.pointee.gainRamp.target, rampFrames: rampFrames)
-                    r.pointee.started = false
-                    r.pointee.starving = false
-                    r.pointee.presence = 1
-                    r.pointee.episodeMissed = 0
-                    r.pointee.smoothedLevel = -1
+                    // Back to priming (the end-of-stream flag survives),
+                    // no tail from the old format, the drift estimate kept.
+                    let ending = r.pointee.playback.ending
+                    r.pointee.playback = SourcePlayback()
+                    r.pointee.playback.ending = ending
+                    r.pointee.tail.forgetHistory()
+                    r.pointee.tail.cancel()
+                    r.pointee.tail.audible = false
+                    // The restart fades in unless the source has no start
+                    // threshold (then it resumes bit-exact, as at its start).
+                    r.pointee.fadeIn = 1
+                    r.pointee.resamplerDrained = false
+                    r.pointee.drift.restartWindow()
                 } else {
                     (fresh + i).deinitialize(count: 1)
                 }
@@ -313,6 +302,17 @@ extension EngineCore {
             st.gain = s.pointee.requestedGain.load()
             st.muted = s.pointee.muted.load() == 1
             st.driftPpm = s.pointee.driftPpm.load()
+            st.driftEstimatePpm = s.pointee.driftEstimatePpm.load()
+            st.lowWaterMs = s.pointee.lowWaterMs.load()
+            st.targetMs = Float(s.pointee.driftTargetFrames * 1000 / Double(s.pointee.sampleRate))
+            st.driftSaturated = s.pointee.driftSaturated.load(ordering: .relaxed)
+            st.framesDropped = s.pointee.framesDropped.read()
+            st.framesFlushed = s.pointee.framesFlushed.read()
+            st.phase = PlaybackPhase(rawValue: s.pointee.phase.load(ordering: .relaxed)) ?? .priming
+            st.paused = s.pointee.paused.load(ordering: .relaxed)
+            st.ended = s.pointee.endRequested.load(ordering: .relaxed)
+            st.pull = s.pointee.pull != nil
+            st.writableFrames = s.pointee.ring.writableFrames()
             return st
         }
     }

@@ -29,9 +29,21 @@ struct EngineCore: ~Copyable {
 
     /// Render-thread-only state (own allocation, see `EngineRenderState`).
     @usableFromInline let renderState: UnsafeMutablePointer<EngineRenderState>
-    @usableFromInline let rendering = Atomic<Bool>(false)
-    /// Odd while a render pass runs; see SourceSlot for the reclamation rule.
-    @usableFromInline let renderSeq = Atomic<UInt64>(0)
+    /// The render role: true while a thread renders (or a format change
+    /// holds it). A second concurrent render call gets badState.
+    @usableFromInline let renderRole = Atomic<Bool>(false)
+    /// Render pass counter and pace (see SlotLifecycle for the reclamation rule).
+    @usableFromInline let passes = RenderPasses()
+    /// The engine clock (`setClock`), own allocation: changed by control
+    /// threads only while neither render nor capture runs.
+    @usableFromInline let clock: UnsafeMutablePointer<EngineClock>
+    /// `setInterrupted(true)`: render plays silence and consumes nothing.
+    @usableFromInline let interrupted = Atomic<Bool>(false)
+    /// Incremented when an interruption ends; the renderer treats its next
+    /// block as a resume after a stall.
+    @usableFromInline let resumeRequests = Atomic<UInt32>(0)
+    /// The host's output (device) latency, reported in source positions.
+    @usableFromInline let outputLatencyNs = Atomic<UInt64>(0)
 
     // render counters
     @usableFromInline let renderCalls = Counter()
@@ -87,6 +99,8 @@ struct EngineCore: ~Copyable {
                                                      channels: config.channels, callGain: 1, mediaGain: 1))
         controlState = .allocate(capacity: 1)
         controlState.initialize(to: EngineControlState())
+        clock = .allocate(capacity: 1)
+        clock.initialize(to: EngineClock())
     }
 
     deinit {
@@ -103,6 +117,7 @@ struct EngineCore: ~Copyable {
         domainCurves.deallocate()
         renderState.deallocate()
         controlState.deallocate()
+        clock.deallocate()
         if let p = capture {
             p.deinitialize(count: 1)
             p.deallocate()
@@ -117,6 +132,10 @@ extension EngineCore {
     static func packFormat(sampleRate: Int, channels: Int) -> UInt32 {
         UInt32(truncatingIfNeeded: sampleRate) << 4 | UInt32(truncatingIfNeeded: channels)
     }
+
+    /// The engine clock (real-time safe; see `EngineClock`).
+    @usableFromInline @_noLocks
+    func now() -> UInt64 { clock.pointee.now() }
 
     /// The current output format, read in one atomic load.
     @usableFromInline @_noLocks
@@ -139,6 +158,11 @@ struct EngineRenderState {
     @usableFromInline var callRamp: GainRamp
     @usableFromInline var mediaRamp: GainRamp
     @usableFromInline var limiter: Limiter
+    /// Engine clock at the start of the previous render call (0: none yet)
+    /// and that block's duration: a longer gap is a stall.
+    @usableFromInline var lastStartNs: UInt64 = 0
+    @usableFromInline var lastBlockNs: UInt64 = 0
+    @usableFromInline var resumeSeen: UInt32 = 0
 
     init(config: EngineConfig, sampleRate: Int, channels: Int, callGain: Float, mediaGain: Float) {
         self.sampleRate = sampleRate

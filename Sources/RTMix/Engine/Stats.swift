@@ -87,5 +87,28 @@ public struct SourceStats: Sendable, Equatable {
     public var muted = false
     /// Current clock-drift correction in ppm (0 when compensation is off).
     public var driftPpm: Float = 0
+    /// The drift controller's estimate of the producer's clock drift, ppm
+    /// (> 0: the producer runs fast against the output clock).
+    public var driftEstimatePpm: Float = 0
+    /// The buffer's low-water mark over the last 0.5 s window, ms (what
+    /// drift control holds at `targetMs`); -1 before the first window.
+    public var lowWaterMs: Float = -1
+    /// The drift target, ms (0: drift compensation off).
+    public var targetMs: Float = 0
+    /// The correction is at its ±2000 ppm limit (for a second or more).
+    public var driftSaturated = false
+    /// Frames dropped to bound latency (drop-oldest policy: stale audio
+    /// after a stall, a ring about to be lapped, a burst far above target).
+    public var framesDropped: UInt64 = 0
+    /// Frames dropped by `flush`.
+    public var framesFlushed: UInt64 = 0
+    public var phase: PlaybackPhase = .priming
+    public var paused = false
+    /// `end` was called.
+    public var ended = false
+    /// A pull source.
+    public var pull = false
+    /// Frames a push could add now without dropping or refusing audio.
+    public var writableFrames = 0
     public init() {}
 }

@@ -1,15 +1,38 @@
 import Synchronization
 
-/// The producer path: wait-free, real-time safe. One producer thread per
-/// source at a time.
+/// The producer path and the lock-free source calls: wait-free, real-time
+/// safe. One producer thread per source at a time (a second concurrent
+/// pusher gets badState).
 extension EngineCore {
     /// PCM sample formats accepted by `push`.
     @usableFromInline
     enum SampleFormat { case f32, s16 }
 
-    /// Writes what fits of `frames` interleaved frames into the source's ring.
-    /// `accepted` receives the frames written. Returns 0, or
-    /// invalidArgument / notFound / bufferFull (the fitting part was written).
+    /// The slot an id maps to (any id; liveness is checked by pinning).
+    @usableFromInline @_noLocks
+    static func slot(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> UnsafeMutablePointer<SourceSlot> {
+        e.pointee.slots + Int((id &- 1) % UInt32(truncatingIfNeeded: e.pointee.config.maxSources))
+    }
+
+    /// Pins the live source `id` (see SlotLifecycle) or returns nil.
+    @usableFromInline @_noLocks
+    static func pin(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32)
+        -> (UnsafeMutablePointer<SourceSlot>, UnsafeMutablePointer<SourceState>)? {
+        guard id != 0 else { return nil }
+        let slot = slot(e, id: id)
+        guard let s = SlotLifecycle.pin(slot, id: id) else { return nil }
+        return (slot, s)
+    }
+
+    @usableFromInline @_noLocks
+    static func unpin(_ slot: UnsafeMutablePointer<SourceSlot>) { SlotLifecycle.unpin(slot) }
+
+    /// Writes `frames` interleaved frames into the source's ring. `accepted`
+    /// receives the frames taken. Returns 0, or invalidArgument / notFound /
+    /// badState (a pull source, an ended source, or another push in
+    /// progress on the same source) / bufferFull (reject policy: the
+    /// fitting part was written). A drop-oldest source takes every frame
+    /// and the renderer drops the oldest audio instead.
     @usableFromInline @_noLocks
     static func push(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32, samples: UnsafeRawPointer,
                      format: SampleFormat, frames: Int, callerChannels: Int = 0, accepted: inout Int) -> Int32 {
@@ -23,64 +46,108 @@ extension EngineCore {
         // holds frames × callerChannels samples) must match the source, or
         // the copy below would read past its buffer.
         if callerChannels != 0 && callerChannels != channels { return RTMixError.invalidArgument.code }
-        let regions = s.pointee.ring.writableRegions(maxFrames: frames)
+        if s.pointee.pull != nil || s.pointee.endRequested.load(ordering: .relaxed) {
+            return RTMixError.badState.code
+        }
+        // One producer at a time: the ring is single-producer.
+        guard !s.pointee.producerBusy.exchange(true, ordering: .acquiring) else { return RTMixError.badState.code }
+        defer { s.pointee.producerBusy.store(false, ordering: .releasing) }
+
+        let regions: RingRegions
+        var skip = 0
+        if s.pointee.dropOldest {
+            // Only the newest capacity's worth of a huge push can survive.
+            skip = max(0, frames - s.pointee.ring.capacityFrames)
+            regions = s.pointee.ring.overwriteRegions(frames: frames - skip)
+        } else {
+            regions = s.pointee.ring.writableRegions(maxFrames: frames)
+        }
         var nonfinite = 0
         switch format {
         case .f32:
-            let input = samples.assumingMemoryBound(to: Float.self)
+            let input = samples.assumingMemoryBound(to: Float.self) + skip * channels
             nonfinite += Mixing.copySanitized(input, regions.first, count: regions.firstFrames * channels)
             nonfinite += Mixing.copySanitized(input + regions.firstFrames * channels, regions.second,
                                               count: regions.secondFrames * channels)
         case .s16:
-            let input = samples.assumingMemoryBound(to: Int16.self)
+            let input = samples.assumingMemoryBound(to: Int16.self) + skip * channels
             Mixing.convertFromS16(input, regions.first, count: regions.firstFrames * channels)
             Mixing.convertFromS16(input + regions.firstFrames * channels, regions.second,
                                   count: regions.secondFrames * channels)
         }
         s.pointee.ring.commitWrite(regions.frames)
-        accepted = regions.frames
-        s.pointee.framesPushed.add(regions.frames)
+        accepted = regions.frames + skip
+        s.pointee.framesPushed.add(regions.frames + skip)
         if nonfinite > 0 { s.pointee.nonfinitePushed.add(nonfinite) }
-        if regions.frames < frames {
-            s.pointee.framesRejected.add(frames - regions.frames)
+        if accepted < frames {
+            s.pointee.framesRejected.add(frames - accepted)
             return RTMixError.bufferFull.code
         }
         return 0
     }
 
-    /// Pins the live source `id` against reclamation for a producer-side
-    /// access and returns it, or nil (nothing pinned) when the id is not a
-    /// live source. Pair every successful pin with `unpin`.
-    ///
-    /// The pin is announced before the slot is examined: a control thread
-    /// frees a retired source only when it sees no pin (see SourceSlot).
-    @usableFromInline @_noLocks
-    static func pin(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32)
-        -> (UnsafeMutablePointer<SourceSlot>, UnsafeMutablePointer<SourceState>)? {
-        guard id != 0 else { return nil }
-        let slot = e.pointee.slots + Int((id - 1) % UInt32(e.pointee.config.maxSources))
-        slot.pointee.pushers.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        guard slot.pointee.state.load(ordering: .sequentiallyConsistent) == SlotState.active,
-              slot.pointee.id.load(ordering: .acquiring) == id,
-              let s = slot.pointee.source.load(ordering: .acquiring)
-        else {
-            unpin(slot)
-            return nil
-        }
-        return (slot, s)
-    }
-
-    @usableFromInline @_noLocks
-    static func unpin(_ slot: UnsafeMutablePointer<SourceSlot>) {
-        slot.pointee.pushers.wrappingSubtract(1, ordering: .releasing)
-    }
-
     /// Frames buffered in a live source's ring, or -1 for an unknown id.
-    /// Lock-free; pinned against concurrent removal like `push`.
     @usableFromInline @_noLocks
     static func bufferedFrames(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int {
         guard let (slot, s) = pin(e, id: id) else { return -1 }
         defer { unpin(slot) }
         return s.pointee.ring.bufferedFrames()
+    }
+
+    /// Frames a push could add now without dropping or refusing audio, or
+    /// -1 for an unknown id.
+    @usableFromInline @_noLocks
+    static func writableFrames(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int {
+        guard let (slot, s) = pin(e, id: id) else { return -1 }
+        defer { unpin(slot) }
+        return s.pointee.ring.writableFrames()
+    }
+
+    /// Pause or resume a source (ring untouched; fades by the renderer).
+    @usableFromInline @_noLocks
+    static func setPaused(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32, _ on: Bool) -> Int32 {
+        guard let (slot, s) = pin(e, id: id) else { return RTMixError.notFound.code }
+        defer { unpin(slot) }
+        s.pointee.paused.store(on, ordering: .relaxed)
+        return 0
+    }
+
+    /// Drops everything pushed so far (the renderer fades out). Must be
+    /// ordered with the pushes (the producer thread, or none in flight):
+    /// audio pushed after this call is kept. Clears an `end`.
+    @usableFromInline @_noLocks
+    static func flush(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int32 {
+        guard let (slot, s) = pin(e, id: id) else { return RTMixError.notFound.code }
+        defer { unpin(slot) }
+        if s.pointee.pull != nil { return RTMixError.badState.code }
+        s.pointee.endRequested.store(false, ordering: .relaxed)
+        s.pointee.flushUpTo.store(s.pointee.ring.writeCount(), ordering: .relaxed)
+        s.pointee.flushRequests.wrappingAdd(1, ordering: .releasing)
+        return 0
+    }
+
+    /// End of stream: everything pushed plays out, then the source drains.
+    @usableFromInline @_noLocks
+    static func end(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int32 {
+        guard let (slot, s) = pin(e, id: id) else { return RTMixError.notFound.code }
+        defer { unpin(slot) }
+        if s.pointee.pull != nil { return RTMixError.badState.code }
+        s.pointee.endRequested.store(true, ordering: .releasing)
+        return 0
+    }
+
+    /// The source's position after the last render (A/V sync).
+    @usableFromInline @_noLocks
+    static func position(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> (status: Int32, SourcePosition) {
+        var p = SourcePosition()
+        guard let (slot, s) = pin(e, id: id) else { return (RTMixError.notFound.code, p) }
+        defer { unpin(slot) }
+        guard let v = s.pointee.position.read() else { return (RTMixError.badState.code, p) }
+        p.framesPlayed = v.framesPlayed
+        p.renderTimeNs = v.renderTimeNs
+        p.latencyNs = v.latencyNs
+        p.outputLatencyNs = e.pointee.outputLatencyNs.load(ordering: .relaxed)
+        p.sampleRate = s.pointee.sampleRate
+        return (0, p)
     }
 }

@@ -48,7 +48,7 @@ extension EngineCore {
     static func beginRender(_ e: UnsafeMutablePointer<EngineCore>, frames: Int, capacity: Int) -> Int32 {
         guard frames > 0 else { return RTMixError.invalidArgument.code }
         guard frames <= e.pointee.config.maxFrames else { return RTMixError.tooManyFrames.code }
-        guard e.pointee.rendering.compareExchange(expected: false, desired: true,
+        guard e.pointee.renderRole.compareExchange(expected: false, desired: true,
                                                   ordering: .acquiring).exchanged
         else { return RTMixError.badState.code }
         if capacity < frames * e.pointee.renderState.pointee.channels {
@@ -79,7 +79,7 @@ extension EngineCore {
 
     @_noLocks
     static func endRender(_ e: UnsafeMutablePointer<EngineCore>) {
-        e.pointee.rendering.store(false, ordering: .releasing)
+        e.pointee.renderRole.store(false, ordering: .releasing)
     }
 
     /// The mix itself; the caller holds the render role.
@@ -87,12 +87,32 @@ extension EngineCore {
     static func renderClaimed(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Float>,
                               frames: Int) {
         // Odd while rendering: control threads do not free what this pass may see.
-        e.pointee.renderSeq.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        e.pointee.passes.enter()
         let start: UInt64 = _unsafePerformance { rtmix_support_monotonic_ns() }
+        let now = e.pointee.now()
 
         let rs = e.pointee.renderState
         let channels = rs.pointee.channels
         out.update(repeating: 0, count: frames * channels)
+        let blockNs = UInt64(frames) &* 1_000_000_000 / UInt64(rs.pointee.sampleRate)
+
+        // A stall (no render call for several block periods: the host
+        // stopped the device, or the system was busy) or the end of an
+        // interruption: call sources drop stale audio, removed sources are
+        // not heard again.
+        var resumed = false
+        let resumeRequests = e.pointee.resumeRequests.load(ordering: .acquiring)
+        if resumeRequests != rs.pointee.resumeSeen {
+            rs.pointee.resumeSeen = resumeRequests
+            resumed = true
+        }
+        if rs.pointee.lastStartNs != 0 && now > rs.pointee.lastStartNs
+            && now &- rs.pointee.lastStartNs > RenderPasses.idleNs(blockNs: rs.pointee.lastBlockNs) {
+            resumed = true
+        }
+        rs.pointee.lastStartNs = now
+        rs.pointee.lastBlockNs = blockNs
+        let interrupted = e.pointee.interrupted.load(ordering: .relaxed)
 
         let maxFrames = e.pointee.config.maxFrames
         let callCurve = e.pointee.domainCurves
@@ -110,26 +130,29 @@ extension EngineCore {
 
         var underruns = 0
         let frameTime = e.pointee.framesRendered.read()
+        let block = BlockContext(frames: frames, outChannels: channels, outputRate: rs.pointee.sampleRate,
+                                 fadeFrames: rs.pointee.fadeFrames, resumed: resumed, interrupted: interrupted,
+                                 renderTimeNs: now, blockNs: blockNs)
         for i in 0..<e.pointee.config.maxSources {
             let slot = e.pointee.slots + i
-            let state = slot.pointee.state.load(ordering: .sequentiallyConsistent)
-            guard state == SlotState.active || state == SlotState.removing,
-                  let source = slot.pointee.source.load(ordering: .acquiring)
-            else { continue }
+            guard let (source, removing) = SlotLifecycle.visit(slot) else { continue }
+            if removing && (resumed || interrupted) {
+                // Its fade-out already happened in the silence: never play
+                // a removed source's stale audio again.
+                SlotLifecycle.retire(slot)
+                continue
+            }
             let isCall = source.pointee.isCall
             let onBus = !isCall && mediaBus != nil
-            let result = mixSource(source, removing: state == SlotState.removing,
-                                   into: onBus ? mediaBus.unsafelyUnwrapped : out, outChannels: channels,
-                                   frames: frames,
+            let result = mixSource(source, removing: removing,
+                                   into: onBus ? mediaBus.unsafelyUnwrapped : out,
                                    domainGain: onBus ? 1 : (isCall ? callGain : mediaGain),
-                                   domainCurve: isCall ? callCurve : mediaCurve,
-                                   fadeFrames: rs.pointee.fadeFrames)
+                                   domainCurve: isCall ? callCurve : mediaCurve, block)
             underruns += result.underrunFrames
             reportSourceEvents(e, source, id: slot.pointee.id.load(ordering: .relaxed), result, frameTime: frameTime)
             if result.fadedOut {
                 // Last touch of this source by the renderer.
-                _ = slot.pointee.state.compareExchange(expected: SlotState.removing, desired: SlotState.retired,
-                                                      ordering: .sequentiallyConsistent)
+                SlotLifecycle.retire(slot)
             }
         }
 
@@ -171,7 +194,7 @@ extension EngineCore {
                                   value: Int64(truncatingIfNeeded: min(elapsed, UInt64(Int64.max))))
         }
 
-        e.pointee.renderSeq.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        e.pointee.passes.leave(nowNs: e.pointee.now(), blockNs: blockNs)
     }
 
     /// Adds the media bus to the mix at the media domain gain (constant, or
@@ -198,6 +221,9 @@ extension EngineCore {
     static func reportSourceEvents(_ e: UnsafeMutablePointer<EngineCore>, _ s: UnsafeMutablePointer<SourceState>,
                                    id: UInt32, _ result: SourceResult, frameTime: UInt64) {
         let r = s.pointee.render
+        if result.started > 0 {
+            e.pointee.events.post(.sourceStarted, source: id, frameTime: frameTime, value: Int64(result.started))
+        }
         if result.underrunEnded > 0 {
             e.pointee.events.post(.underrunEnded, source: id, frameTime: frameTime,
                                   value: Int64(result.underrunEnded))
@@ -206,6 +232,21 @@ extension EngineCore {
             e.pointee.events.post(.underrunBegan, source: id, frameTime: frameTime,
                                   value: Int64(result.underrunFrames))
         }
+        if result.drained {
+            e.pointee.events.post(.sourceDrained, source: id, frameTime: frameTime,
+                                  value: Int64(r.pointee.inputPlayed + 0.5))
+        }
+        // Drops (stale audio, or audio an overwriting push lapped) are all
+        // counted by the renderer when it skips them.
+        if result.dropped > 0 {
+            e.pointee.events.post(.audioDropped, source: id, frameTime: frameTime, value: Int64(result.dropped))
+        }
+        let saturated = s.pointee.driftSaturated.load(ordering: .relaxed)
+        if saturated && !r.pointee.reportedSaturated {
+            e.pointee.events.post(.driftSaturated, source: id, frameTime: frameTime,
+                                  value: Int64(s.pointee.driftPpm.load()))
+        }
+        r.pointee.reportedSaturated = saturated
         let rejected = s.pointee.framesRejected.read()
         if rejected != r.pointee.reportedRejected {
             e.pointee.events.post(.bufferOverflow, source: id, frameTime: frameTime,
@@ -230,229 +271,5 @@ extension EngineCore {
         if ramp.isSteady { return ramp.current }
         ramp.fill(curve, frames: frames)
         return nil
-    }
-
-    @usableFromInline
-    struct SourceResult {
-        @usableFromInline var underrunFrames = 0
-        @usableFromInline var fadedOut = false
-        /// The source went from playing to starved in this block.
-        @usableFromInline var underrunBegan = false
-        /// The source had data again after an underrun episode of this many
-        /// output frames (0: no episode ended).
-        @usableFromInline var underrunEnded = 0
-        init() {}
-    }
-
-    /// Pulls up to `frames` output frames from one source and adds them to
-    /// the mix. A shortfall after the source has started is an underrun: the frames before the gap fade
-    /// out over `fadeFrames`, the gap stays silent, and the next data fades
-    /// in.
-    @usableFromInline @_noLocks
-    static func mixSource(_ s: UnsafeMutablePointer<SourceState>, removing: Bool,
-                          into mix: UnsafeMutablePointer<Float>, outChannels: Int, frames: Int,
-                          domainGain: Float?, domainCurve: UnsafePointer<Float>,
-                          fadeFrames: Int) -> SourceResult {
-        var result = SourceResult()
-        let r = s.pointee.render
-        let targetGain = removing ? 0 : s.pointee.targetGain.load()
-        if r.pointee.rendered {
-            r.pointee.gainRamp.setTarget(targetGain)
-        } else {
-            // Nothing of this source was heard yet: no ramp needed.
-            r.pointee.gainRamp.reset(to: targetGain)
-            r.pointee.rendered = true
-        }
-        let inChannels = s.pointee.channels
-
-        // 1. Pull: straight from the ring (same rate) or through the resampler.
-        var first: UnsafePointer<Float> = UnsafePointer(s.pointee.scratch)
-        var firstFrames = 0
-        var second: UnsafePointer<Float> = UnsafePointer(s.pointee.scratch)
-        var secondFrames = 0
-        var bypassRead = 0
-        let isBypass: Bool
-        switch r.pointee.resampler {
-        case .none:
-            isBypass = true
-            let regions = s.pointee.ring.readableRegions(maxFrames: frames)
-            first = UnsafePointer(regions.first)
-            firstFrames = regions.firstFrames
-            second = UnsafePointer(regions.second)
-            secondFrames = regions.secondFrames
-            bypassRead = regions.frames
-        case .some(let resampler):
-            isBypass = false
-            var ratio = resampler.ratio
-            if s.pointee.driftTargetFrames > 0 {
-                ratio /= 1 + updateDriftCorrection(r, level: s.pointee.ring.bufferedFrames(),
-                                                   target: s.pointee.driftTargetFrames,
-                                                   blockSeconds: Double(frames) / (Double(s.pointee.sampleRate) * resampler.ratio),
-                                                   sampleRate: s.pointee.sampleRate)
-                s.pointee.driftPpm.store(Float(r.pointee.driftCorrection * 1_000_000))
-            }
-            firstFrames = pullResampled(resampler, ratio: ratio, ring: s.pointee.ring, into: s.pointee.scratch,
-                                        channels: inChannels, frames: frames, consumed: s.pointee.framesConsumed)
-        }
-        let produced = firstFrames + secondFrames
-
-        // 2. Start-up alignment: the first audio of a source (or the first
-        // output of a resampler still filling its filter) that arrives short
-        // of a full block is placed at the end of the block. The stream then
-        // simply starts a few frames later, with no gap after it; this is
-        // not an underrun.
-        var offset = 0
-        if !r.pointee.started && produced > 0 {
-            offset = frames - produced
-            r.pointee.started = true
-        }
-        let dataEnd = offset + produced  // data occupies frames [offset, dataEnd)
-
-        // 3. Underrun bookkeeping.
-        if produced > 0 && r.pointee.episodeMissed > 0 {
-            // Data again: the episode is over (a new one may start below).
-            result.underrunEnded = r.pointee.episodeMissed
-            r.pointee.episodeMissed = 0
-            r.pointee.starving = false
-        }
-        if dataEnd < frames {
-            if r.pointee.started {
-                result.underrunFrames = frames - dataEnd
-                s.pointee.underrunFrames.add(frames - dataEnd)
-                // Saturating: a 32-bit Int would overflow after ~12 h of
-                // starving at 48 kHz.
-                let (missed, overflow) = r.pointee.episodeMissed.addingReportingOverflow(frames - dataEnd)
-                r.pointee.episodeMissed = overflow ? Int.max : missed
-                if !r.pointee.starving {
-                    s.pointee.underrunEvents.add(1)
-                    result.underrunBegan = true
-                }
-            }
-            r.pointee.starving = true
-        } else {
-            r.pointee.starving = false
-        }
-
-        // 4. Gains: constant for the block, or a per-frame curve.
-        let presence = r.pointee.presence
-        let steady = r.pointee.gainRamp.isSteady && domainGain != nil && presence == 1 && dataEnd == frames
-        let target = mix + offset * outChannels
-        if produced == 0 {
-            r.pointee.gainRamp.skip(frames)
-            if r.pointee.started { r.pointee.presence = 0 }
-        } else if steady, let d = domainGain {
-            let g = r.pointee.gainRamp.current * d
-            if g != 0 {
-                Mixing.accumulate(first, inChannels: inChannels, into: target, outChannels: outChannels,
-                                  frames: firstFrames, gain: g)
-                if secondFrames > 0 {
-                    Mixing.accumulate(second, inChannels: inChannels, into: target + firstFrames * outChannels,
-                                      outChannels: outChannels, frames: secondFrames, gain: g)
-                }
-            }
-        } else {
-            let curve = s.pointee.gainCurve
-            r.pointee.gainRamp.fill(curve, frames: frames)
-            if let d = domainGain {
-                if d != 1 { for i in offset..<dataEnd { curve[i] *= d } }
-            } else {
-                for i in offset..<dataEnd { curve[i] *= domainCurve[i] }
-            }
-            var p = presence
-            if p < 1 {
-                // Resume after an underrun: fade in.
-                let step = 1 / Float(fadeFrames)
-                var i = offset
-                while i < dataEnd && p < 1 {
-                    p = min(1, p + step)
-                    curve[i] *= p
-                    i += 1
-                }
-            }
-            if dataEnd < frames {
-                // Underrun: fade out the frames just before the gap.
-                let k = min(produced, fadeFrames)
-                for j in 0..<k { curve[dataEnd - k + j] *= Float(k - j) / Float(k + 1) }
-                p = 0
-            }
-            r.pointee.presence = p
-            Mixing.accumulate(first, inChannels: inChannels, into: target, outChannels: outChannels,
-                              frames: firstFrames, gains: curve + offset)
-            if secondFrames > 0 {
-                Mixing.accumulate(second, inChannels: inChannels, into: target + firstFrames * outChannels,
-                                  outChannels: outChannels, frames: secondFrames, gains: curve + offset + firstFrames)
-            }
-        }
-        if isBypass && bypassRead > 0 {
-            s.pointee.ring.commitRead(bypassRead)
-            s.pointee.framesConsumed.add(bypassRead)
-        }
-        s.pointee.framesRendered.add(produced)
-
-        if removing && r.pointee.gainRamp.isSteady && r.pointee.gainRamp.current == 0 {
-            result.fadedOut = true
-        }
-        return result
-    }
-
-    /// Drift compensation: a proportional controller on the smoothed buffer
-    /// level. 10 ms above target → consume 1000 ppm faster (inaudible: under
-    /// 2 cents), clamped to ±`SourceConfig.maxDriftCorrectionPpm`. The level
-    /// is smoothed over ~2 s so bursty producers do not modulate the pitch.
-    /// Returns the correction (fraction).
-    @usableFromInline @_noLocks
-    static func updateDriftCorrection(_ r: UnsafeMutablePointer<SourceRenderState>, level: Int, target: Double,
-                                      blockSeconds: Double, sampleRate: Int) -> Double {
-        guard r.pointee.started, !r.pointee.starving else { return r.pointee.driftCorrection }
-        let l = Double(level)
-        if r.pointee.smoothedLevel < 0 {
-            r.pointee.smoothedLevel = l
-        } else {
-            r.pointee.smoothedLevel += (l - r.pointee.smoothedLevel) * min(1, blockSeconds / 2.0)
-        }
-        let errorSeconds = (r.pointee.smoothedLevel - target) / Double(sampleRate)
-        let limit = Double(SourceConfig.maxDriftCorrectionPpm) / 1_000_000
-        r.pointee.driftCorrection = max(-limit, min(limit, errorSeconds * 0.1))
-        return r.pointee.driftCorrection
-    }
-
-    /// Fills `scratch` with up to `frames` resampled frames from the ring.
-    /// libsamplerate keeps its own short history (the filter length) and
-    /// takes only as much new input as the requested output needs.
-    /// Returns the frames produced.
-    @usableFromInline @_noLocks
-    static func pullResampled(_ resampler: borrowing Resampler, ratio: Double, ring: borrowing SPSCRing,
-                              into scratch: UnsafeMutablePointer<Float>, channels: Int, frames: Int,
-                              consumed: borrowing Counter) -> Int {
-        let regions = ring.readableRegions(maxFrames: Int.max)
-        var input = UnsafePointer(regions.first)
-        var inputLeft = regions.firstFrames
-        var onSecond = false
-        var produced = 0
-        var used = 0
-        while produced < frames {
-            // Offer about what the remaining output needs, so input waits in
-            // the ring (visible in stats) rather than inside libsamplerate.
-            let need = Int(Double(frames - produced) / ratio) + 8
-            let r = resampler.process(input: input, inputFrames: min(inputLeft, need),
-                                      output: scratch + produced * channels, outputFrames: frames - produced,
-                                      ratio: ratio)
-            produced += r.generated
-            used += r.used
-            input += r.used * channels
-            inputLeft -= r.used
-            if inputLeft == 0 && !onSecond && regions.secondFrames > 0 {
-                onSecond = true
-                input = UnsafePointer(regions.second)
-                inputLeft = regions.secondFrames
-                continue
-            }
-            if r.generated == 0 && r.used == 0 { break }
-        }
-        if used > 0 {
-            ring.commitRead(used)
-            consumed.add(used)
-        }
-        return produced
     }
 }

@@ -159,6 +159,56 @@ struct Resampler: ~Copyable {
         }
     }
 
+    /// Forgets all history (after a flush or a drop: the next input is
+    /// not a continuation). Real-time safe: both libraries only clear
+    /// their buffers here.
+    @_noLocks
+    func reset() {
+        let s = state
+        switch backend {
+        case .libsamplerate: _ = _unsafePerformance { src_reset(s) }
+        case .speexdsp:
+            _ = _unsafePerformance { speex_resampler_reset_mem(s) }
+            _ = _unsafePerformance { speex_resampler_skip_zeros(s) }
+        }
+    }
+
+    /// End of stream: produces the output still held back by the filter's
+    /// look-ahead (the input already consumed but not yet played), at most
+    /// `outputFrames`. `zeros` must hold `Resampler.drainInputFrames ×
+    /// channels` zero samples (speexdsp is flushed by feeding silence).
+    /// Returns the frames produced; call `reset` before new input.
+    @_noLocks
+    func drain(output: UnsafeMutablePointer<Float>, outputFrames: Int, ratio: Double,
+               zeros: UnsafePointer<Float>) -> Int {
+        let s = state
+        switch backend {
+        case .libsamplerate:
+            var data = SRC_DATA()
+            data.data_in = zeros
+            data.data_out = output
+            data.input_frames = 0
+            data.output_frames = outputFrames
+            data.end_of_input = 1
+            data.src_ratio = ratio
+            let status: Int32 = _unsafePerformance { src_process(s, &data) }
+            return status == 0 ? data.output_frames_gen : 0
+        case .speexdsp:
+            let latency = Int(_unsafePerformance { speex_resampler_get_input_latency(s) })
+            var inLen = UInt32(clamping: min(latency, Resampler.drainInputFrames))
+            let wanted = min(outputFrames, Int(Double(inLen) * self.ratio + 0.5))
+            var outLen = UInt32(clamping: wanted)
+            _ = _unsafePerformance {
+                speex_resampler_process_interleaved_float(s, zeros, &inLen, output, &outLen)
+            }
+            return Int(outLen)
+        }
+    }
+
+    /// Zero input frames `drain` may feed (speexdsp's look-ahead at the
+    /// qualities used is far below this).
+    @usableFromInline static var drainInputFrames: Int { @_noLocks get { 256 } }
+
     /// Converts from `input` (interleaved, `inputFrames`) into `output` (room
     /// for `outputFrames`) at `ratio` (output/input). Returns the input
     /// frames consumed and output frames produced (frames, i.e. samples per

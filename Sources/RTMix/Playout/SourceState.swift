@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Everything one source needs, allocated by `addSource` and freed by the
 /// control thread once neither the renderer nor the producer can touch it.
 ///
@@ -22,6 +24,16 @@ struct SourceState: ~Copyable {
     @usableFromInline let driftCompensation: Bool
     /// Drift compensation target in source frames (0 = off).
     @usableFromInline let driftTargetFrames: Double
+    /// Frames the source must hold to start or restart (0: any audio).
+    @usableFromInline let startThresholdFrames: Int
+    /// Overrun policy: drop the oldest audio (call default) instead of
+    /// refusing the push (media default).
+    @usableFromInline let dropOldest: Bool
+    /// Pull source: the render thread asks this callback for audio.
+    @usableFromInline let pull: PullCallback?
+    @usableFromInline let pullContext: UnsafeMutableRawPointer?
+    /// Zero samples for draining a resampler (Resampler.drainInputFrames × channels).
+    @usableFromInline let zeros: UnsafeMutablePointer<Float>
     /// maxFrames × channels floats: resampler output.
     @usableFromInline let scratch: UnsafeMutablePointer<Float>
     /// maxFrames floats: per-frame gain of the current block.
@@ -34,7 +46,17 @@ struct SourceState: ~Copyable {
     // control → render
     @usableFromInline let targetGain: AtomicFloat
     @usableFromInline let requestedGain: AtomicFloat
-    @usableFromInline let muted: AtomicFloat  // 1 = muted
+    /// 1 = muted (a Float so one atomic type serves every gain field).
+    @usableFromInline let muted: AtomicFloat
+    // host commands (control or producer thread → render)
+    @usableFromInline let paused = Atomic<Bool>(false)
+    @usableFromInline let endRequested = Atomic<Bool>(false)
+    /// Incremented by each flush; `flushUpTo` (stored first) is the write
+    /// count at the flush: audio before it is dropped.
+    @usableFromInline let flushRequests = Atomic<UInt32>(0)
+    @usableFromInline let flushUpTo = Atomic<Int>(0)
+    /// A push is in progress (a second concurrent pusher gets badState).
+    @usableFromInline let producerBusy = Atomic<Bool>(false)
 
     // producer counters
     @usableFromInline let framesPushed = Counter()
@@ -47,17 +69,35 @@ struct SourceState: ~Copyable {
     @usableFromInline let underrunEvents = Counter()
     /// Current drift correction in ppm (positive: consuming faster).
     @usableFromInline let driftPpm = AtomicFloat(0)
+    /// The drift controller's estimate of the producer's drift, ppm.
+    @usableFromInline let driftEstimatePpm = AtomicFloat(0)
+    /// Last window's low-water mark of the buffer, ms (-1 before the first).
+    @usableFromInline let lowWaterMs = AtomicFloat(-1)
+    @usableFromInline let driftSaturated = Atomic<Bool>(false)
+    /// Frames the renderer dropped (stale or overwritten audio, flushes).
+    @usableFromInline let framesDropped = Counter()
+    @usableFromInline let framesFlushed = Counter()
+    /// `PlaybackPhase` raw value, for statistics.
+    @usableFromInline let phase = Atomic<Int32>(PlaybackPhase.priming.rawValue)
+    @usableFromInline let position = PositionPublisher()
 
     /// Returns nil when an allocation fails. `outputRate` and `rampFrames`
     /// are the engine's current output format.
-    init?(config: SourceConfig, engine: EngineConfig, outputRate: Int, rampFrames: Int) {
+    init?(config: SourceConfig, engine: EngineConfig, outputRate: Int, rampFrames: Int,
+          pull: PullCallback? = nil, pullContext: UnsafeMutableRawPointer? = nil) {
         domain = config.domain
         isCall = config.domain == .call
         sampleRate = config.sampleRate
         channels = config.channels
         resamplerQuality = engine.resamplerQuality
-        driftCompensation = config.targetBufferMs > 0
-        driftTargetFrames = Double(config.sampleRate) * Double(config.targetBufferMs) / 1000
+        // A pull source runs on the render clock: nothing to compensate.
+        let target = pull == nil ? config.targetBufferMs : 0
+        driftCompensation = target > 0
+        driftTargetFrames = Double(config.sampleRate) * Double(target) / 1000
+        startThresholdFrames = pull == nil ? config.startThresholdFrames : 0
+        dropOldest = config.effectiveOverrunPolicy == .dropOldest
+        self.pull = pull
+        self.pullContext = pullContext
         let resampler: Resampler?
         if SourceState.needsResampler(sourceRate: config.sampleRate, outputRate: outputRate,
                                       driftCompensation: driftCompensation) {
@@ -78,9 +118,13 @@ struct SourceState: ~Copyable {
         scratch.initialize(repeating: 0, count: engine.maxFrames * config.channels)
         gainCurve = .allocate(capacity: engine.maxFrames)
         gainCurve.initialize(repeating: 0, count: engine.maxFrames)
+        zeros = .allocate(capacity: Resampler.drainInputFrames * config.channels)
+        zeros.initialize(repeating: 0, count: Resampler.drainInputFrames * config.channels)
         render = .allocate(capacity: 1)
         render.initialize(to: SourceRenderState(gainRamp: GainRamp(initial: config.gain, rampFrames: rampFrames),
-                                                resampler: resampler))
+                                                resampler: resampler, channels: config.channels,
+                                                drift: DriftController(targetFrames: driftTargetFrames,
+                                                                       sampleRate: config.sampleRate)))
         targetGain = AtomicFloat(config.gain)
         requestedGain = AtomicFloat(config.gain)
         muted = AtomicFloat(0)
@@ -96,6 +140,7 @@ struct SourceState: ~Copyable {
         render.deallocate()
         scratch.deallocate()
         gainCurve.deallocate()
+        zeros.deallocate()
     }
 }
 
@@ -106,26 +151,34 @@ struct SourceRenderState: ~Copyable {
     @usableFromInline var gainRamp: GainRamp
     /// nil: the source bypasses resampling (same rate, no drift compensation).
     var resampler: Resampler?
-    /// Underrun fade level; starts at 1 so the first data plays unfaded
-    /// (bit-exact), falls to 0 in an underrun, fades back in on resume.
-    @usableFromInline var presence: Float = 1
-    /// The source has produced data at least once (underruns count from then).
-    @usableFromInline var started = false
-    @usableFromInline var starving = false
+    @usableFromInline var playback = SourcePlayback()
+    @usableFromInline var drift: DriftController
+    @usableFromInline var tail: FadeTail
+    /// Fade-in level of the audio after a (re)start: 0 → 1 over the fade.
+    @usableFromInline var fadeIn: Float = 1
     /// The renderer has processed this source at least once.
     @usableFromInline var rendered = false
-    /// Output frames missed in the current underrun episode.
-    @usableFromInline var episodeMissed = 0
+    /// The last flush request handled.
+    @usableFromInline var flushSeen: UInt32 = 0
+    /// Input frames that reached the output (fractional under resampling).
+    @usableFromInline var inputPlayed: Double = 0
+    /// The resampler was drained at the end of the stream (reset before reuse).
+    @usableFromInline var resamplerDrained = false
     /// Producer counters already reported as events.
     @usableFromInline var reportedRejected: UInt64 = 0
     @usableFromInline var reportedNonfinite: UInt64 = 0
-    /// Drift compensation: smoothed buffer level (source frames) and the
-    /// current correction (fraction; +0.001 = consume 1000 ppm faster).
-    @usableFromInline var smoothedLevel: Double = -1
-    @usableFromInline var driftCorrection: Double = 0
+    @usableFromInline var reportedSaturated = false
 
-    init(gainRamp: GainRamp, resampler: consuming Resampler?) {
+    init(gainRamp: GainRamp, resampler: consuming Resampler?, channels: Int, drift: DriftController) {
         self.gainRamp = gainRamp
         self.resampler = resampler
+        self.drift = drift
+        tail = FadeTail(channels: channels)
     }
 }
+
+/// A pull source's callback (C: `rtmix_pull_callback`): fill `out` with
+/// `frames` interleaved frames of `channels` channels; return the frames
+/// written (0...frames; fewer is an underrun), or a negative value at the
+/// end of the stream (the source then drains). Runs on the render thread.
+public typealias PullCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<Float>?, Int32, Int32) -> Int32

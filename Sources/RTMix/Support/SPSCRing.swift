@@ -10,7 +10,7 @@ struct RingRegions {
     @usableFromInline var secondFrames: Int
     var frames: Int { @_noLocks get { firstFrames + secondFrames } }
 
-    
+    @_noLocks
     init(first: UnsafeMutablePointer<Float>, firstFrames: Int, second: UnsafeMutablePointer<Float>, secondFrames: Int) {
         self.first = first
         self.firstFrames = firstFrames
@@ -74,8 +74,10 @@ struct SPSCRing: ~Copyable {
     func writableRegions(maxFrames: Int) -> RingRegions {
         let w = writeIndex.load(ordering: .relaxed)  // own index
         let r = readIndex.load(ordering: .acquiring)  // consumer has finished reading up to r
-        let free = capacityFrames - (w &- r)
-        return regions(start: w, frames: min(free, maxFrames))
+        // Clamped: a fill outside 0...capacity (a lapped drop-oldest ring,
+        // or a contract violation) must never produce an out-of-range span.
+        let free = capacityFrames - max(0, min(capacityFrames, w &- r))
+        return regions(start: w, frames: max(0, min(free, maxFrames)))
     }
 
     /// Publishes `frames` frames written into `writableRegions`.
@@ -92,7 +94,7 @@ struct SPSCRing: ~Copyable {
     func readableRegions(maxFrames: Int) -> RingRegions {
         let r = readIndex.load(ordering: .relaxed)  // own index
         let w = writeIndex.load(ordering: .acquiring)  // producer's writes up to w are visible
-        return regions(start: r, frames: min(w &- r, maxFrames))
+        return regions(start: r, frames: max(0, min(min(w &- r, capacityFrames), maxFrames)))
     }
 
     /// Releases `frames` frames read from `readableRegions` back to the producer.
@@ -101,6 +103,69 @@ struct SPSCRing: ~Copyable {
         let r = readIndex.load(ordering: .relaxed)
         readIndex.store(r &+ frames, ordering: .releasing)
     }
+
+    /// Drops up to `frames` of the oldest buffered frames (consumer).
+    /// Returns the frames dropped.
+    @_noLocks
+    func discard(_ frames: Int) -> Int {
+        let r = readIndex.load(ordering: .relaxed)
+        let w = writeIndex.load(ordering: .acquiring)
+        let n = max(0, min(frames, w &- r))
+        if n > 0 { readIndex.store(r &+ n, ordering: .releasing) }
+        return n
+    }
+
+    /// Consumer: `w - r` unclamped. Above `capacityFrames` when an
+    /// overwriting producer (`overwriteRegions`) has lapped the reader.
+    @_noLocks
+    func rawFill() -> Int {
+        let r = readIndex.load(ordering: .relaxed)
+        let w = writeIndex.load(ordering: .acquiring)
+        return w &- r
+    }
+
+    /// Consumer: makes the reader skip to `keep` frames behind the writer
+    /// (dropping the oldest audio, including any the producer overwrote).
+    /// Returns the frames skipped.
+    @_noLocks
+    func skipToNewest(keep: Int) -> Int {
+        let r = readIndex.load(ordering: .relaxed)
+        let w = writeIndex.load(ordering: .acquiring)
+        let fill = w &- r
+        let k = max(0, min(keep, capacityFrames))
+        guard fill > k else { return 0 }
+        readIndex.store(w &- k, ordering: .releasing)
+        return fill - k
+    }
+
+    /// Producer of a drop-oldest ring: where `frames` frames go even when
+    /// the ring is full, overwriting the oldest audio (the consumer finds
+    /// `rawFill() > capacityFrames` and skips ahead). At most
+    /// `capacityFrames` (the caller writes only the newest of a larger
+    /// push). The storage never moves, so this is memory safe whatever the
+    /// consumer does; audio the consumer is reading at that moment may be
+    /// replaced (an overload case the engine avoids by skipping early).
+    @_noLocks
+    func overwriteRegions(frames: Int) -> RingRegions {
+        let w = writeIndex.load(ordering: .relaxed)
+        return regions(start: w, frames: max(0, min(frames, capacityFrames)))
+    }
+
+    /// Producer: free frames, never negative (0 while lapped).
+    @_noLocks
+    func writableFrames() -> Int {
+        let w = writeIndex.load(ordering: .relaxed)
+        let r = readIndex.load(ordering: .acquiring)
+        return max(0, capacityFrames - max(0, w &- r))
+    }
+
+    /// The consumer's read counter (consumer thread).
+    @_noLocks
+    func readCount() -> Int { readIndex.load(ordering: .relaxed) }
+
+    /// The producer's write counter (any thread; acquire).
+    @_noLocks
+    func writeCount() -> Int { writeIndex.load(ordering: .acquiring) }
 
     // MARK: any thread
 

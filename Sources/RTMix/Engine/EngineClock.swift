@@ -1,0 +1,26 @@
+import CRTMixSupport
+
+/// The engine's timeline in ns: CLOCK_MONOTONIC unless the host provides
+/// its own (`setClock`: device timestamps, or a simulation running faster
+/// than real time). Render, capture and control threads read it; it is
+/// changed only while neither render nor capture runs.
+@usableFromInline
+struct EngineClock {
+    @usableFromInline var read: @convention(c) (UnsafeMutableRawPointer?) -> UInt64 = engineMonotonicNs
+    @usableFromInline var context: UnsafeMutableRawPointer? = nil
+    init() {}
+
+    /// Real-time safe: CLOCK_MONOTONIC is a vDSO read; a host clock must be
+    /// real-time safe by contract.
+    @usableFromInline @_noLocks
+    func now() -> UInt64 {
+        let f = read, c = context
+        return _unsafePerformance { f(c) }
+    }
+}
+
+/// The default clock.
+@_noLocks
+func engineMonotonicNs(_ context: UnsafeMutableRawPointer?) -> UInt64 {
+    _unsafePerformance { rtmix_support_monotonic_ns() }
+}

@@ -1,0 +1,460 @@
+import Synchronization
+
+/// One source in one render block: host commands, stale-audio drops, the
+/// playback state machine, drift control, pull, click-free starts and
+/// stops, gains, mix, position. Real-time safe (`@_noLocks`).
+extension EngineCore {
+    /// Facts about the block every source shares.
+    @usableFromInline
+    struct BlockContext {
+        @usableFromInline var frames: Int
+        @usableFromInline var outChannels: Int
+        @usableFromInline var outputRate: Int
+        /// Underrun/start fade length in output frames (2 ms).
+        @usableFromInline var fadeFrames: Int
+        /// First block after a stall or an interruption.
+        @usableFromInline var resumed: Bool
+        /// `setInterrupted(true)`: silence, nothing consumed.
+        @usableFromInline var interrupted: Bool
+        @usableFromInline var renderTimeNs: UInt64
+        @usableFromInline var blockNs: UInt64
+
+        @usableFromInline @_noLocks
+        init(frames: Int, outChannels: Int, outputRate: Int, fadeFrames: Int, resumed: Bool, interrupted: Bool,
+             renderTimeNs: UInt64, blockNs: UInt64) {
+            self.frames = frames
+            self.outChannels = outChannels
+            self.outputRate = outputRate
+            self.fadeFrames = fadeFrames
+            self.resumed = resumed
+            self.interrupted = interrupted
+            self.renderTimeNs = renderTimeNs
+            self.blockNs = blockNs
+        }
+    }
+
+    @usableFromInline
+    struct SourceResult {
+        @usableFromInline var underrunFrames = 0
+        @usableFromInline var fadedOut = false
+        /// The source went from playing to starved in this block.
+        @usableFromInline var underrunBegan = false
+        /// The source has data again after an underrun episode of this many
+        /// output frames (0: no episode ended).
+        @usableFromInline var underrunEnded = 0
+        /// > 0: the source started playing, holding this many frames.
+        @usableFromInline var started = 0
+        @usableFromInline var drained = false
+        /// Frames of stale or lapped audio dropped in this block.
+        @usableFromInline var dropped = 0
+        init() {}
+    }
+
+    /// Call sources: after a stall, audio older than the target plus this
+    /// is stale and dropped (20 ms).
+    @usableFromInline static var staleSlackSeconds: Double { 0.020 }
+    /// Call sources: a low-water mark this far above the target (or the
+    /// target itself, if larger) is trimmed at once instead of by drift
+    /// control (80 ms).
+    @usableFromInline static var trimExcessSeconds: Double { 0.080 }
+
+    /// Pulls up to `frames` output frames from one source and adds them to
+    /// the mix (see the extension's comment).
+    @usableFromInline @_noLocks
+    static func mixSource(_ s: UnsafeMutablePointer<SourceState>, removing: Bool,
+                          into mix: UnsafeMutablePointer<Float>,
+                          domainGain: Float?, domainCurve: UnsafePointer<Float>,
+                          _ b: BlockContext) -> SourceResult {
+        var result = SourceResult()
+        let r = s.pointee.render
+        let frames = b.frames
+        let fade = b.fadeFrames
+        let inChannels = s.pointee.channels
+        let srcRate = Double(s.pointee.sampleRate)
+        let targetGain = removing ? 0 : s.pointee.targetGain.load()
+        if r.pointee.rendered {
+            r.pointee.gainRamp.setTarget(targetGain)
+        } else {
+            // Nothing of this source was heard yet: no ramp needed.
+            r.pointee.gainRamp.reset(to: targetGain)
+            r.pointee.rendered = true
+        }
+        let nominalRatio: Double
+        switch r.pointee.resampler {
+        case .none: nominalRatio = 1
+        case .some(let rs): nominalRatio = rs.ratio
+        }
+        let blockInput = inputFrames(forOutput: frames, ratio: nominalRatio)
+
+        // 1. Host commands: flush (drop what was pushed before it), end.
+        let flushes = s.pointee.flushRequests.load(ordering: .acquiring)
+        if flushes != r.pointee.flushSeen {
+            r.pointee.flushSeen = flushes
+            let upTo = s.pointee.flushUpTo.load(ordering: .relaxed)
+            let n = s.pointee.ring.discard(max(0, upTo &- s.pointee.ring.readCount()))
+            s.pointee.framesFlushed.add(n)
+            interruptAudio(r, fade: fade)
+            r.pointee.playback.flush()
+        }
+        if s.pointee.endRequested.load(ordering: .acquiring) { r.pointee.playback.ending = true }
+
+        // 2. Drop-oldest sources: skip lapped audio (the producer overwrote
+        // it), audio near the end of the ring (before it can be lapped) and,
+        // after a stall, audio that has gone stale.
+        if s.pointee.dropOldest && !r.pointee.playback.isDrained && !b.interrupted {
+            let fill = s.pointee.ring.rawFill()
+            let capacity = s.pointee.ring.capacityFrames
+            let keep = max(max(Int(s.pointee.driftTargetFrames), s.pointee.startThresholdFrames), blockInput)
+            let stale = b.resumed && Double(fill - keep) > staleSlackSeconds * srcRate
+            if fill > capacity - capacity / 4 || stale {
+                let n = s.pointee.ring.skipToNewest(keep: keep)
+                if n > 0 {
+                    result.dropped += n
+                    s.pointee.framesDropped.add(n)
+                    interruptAudio(r, fade: fade)
+                }
+            }
+        }
+
+        // 3. Pull sources: the callback fills what this block needs.
+        if let callback = s.pointee.pull, !b.interrupted, !s.pointee.paused.load(ordering: .relaxed),
+           !r.pointee.playback.isDrained, !r.pointee.playback.ending {
+            if fillFromPull(s, callback: callback, frames: blockInput + (r.pointee.resampler == nil ? 0 : 8)) < 0 {
+                r.pointee.playback.ending = true
+            }
+        }
+
+        // 4. The state machine decides the block.
+        let buffered = s.pointee.ring.bufferedFrames()
+        let threshold = s.pointee.startThresholdFrames > 0 ? max(s.pointee.startThresholdFrames, blockInput) : 1
+        let wasPlaying = r.pointee.playback.isPlaying
+        let plan = r.pointee.playback.plan(buffered: buffered, threshold: threshold,
+                                           paused: s.pointee.paused.load(ordering: .relaxed) || b.interrupted,
+                                           frames: frames)
+        if plan.stopBefore { interruptAudio(r, fade: fade) }
+        if plan.started { result.started = max(1, buffered) }
+        // Starts fade in, except those of a source without a start
+        // threshold, which plays whatever it has whenever it has it: at its
+        // first start (its first sample is the stream's beginning: bit-exact
+        // from there) and on a resume after a stall (a continuation).
+        if (plan.fadeIn && (r.pointee.playback.hasPlayed || s.pointee.startThresholdFrames > 0))
+            || (b.resumed && wasPlaying && s.pointee.startThresholdFrames > 0) {
+            r.pointee.fadeIn = 0
+        }
+        result.underrunEnded = plan.underrunEnded
+        if plan.drained { result.drained = true }
+        if plan.underrunFrames > 0 {
+            result.underrunFrames = plan.underrunFrames
+            s.pointee.underrunFrames.add(plan.underrunFrames)
+        }
+
+        // 5. Pull audio: straight from the ring (bypass) or resampled, with
+        // the drift correction.
+        var produced = 0
+        var regions = RingRegions(first: s.pointee.scratch, firstFrames: 0, second: s.pointee.scratch, secondFrames: 0)
+        var isBypass = true
+        var ratioUsed = nominalRatio
+        var correction = 0.0
+        var exhausted = false
+        if plan.pull {
+            switch r.pointee.resampler {
+            case .none:
+                regions = s.pointee.ring.readableRegions(maxFrames: frames)
+                produced = regions.frames
+                exhausted = produced < frames
+            case .some(let resampler):
+                isBypass = false
+                if s.pointee.driftTargetFrames > 0 {
+                    let windows = r.pointee.drift.windows
+                    correction = r.pointee.drift.update(level: Double(buffered), blockSeconds: Double(frames) / Double(b.outputRate))
+                    if r.pointee.drift.windows != windows {
+                        publishDrift(s, r)
+                        // A call source far above its target (a burst, a
+                        // producer that caught up): trim now, with a crossfade.
+                        let excess = r.pointee.drift.lastLowWater - s.pointee.driftTargetFrames
+                        if s.pointee.dropOldest && excess > max(trimExcessSeconds * srcRate, s.pointee.driftTargetFrames) {
+                            let n = s.pointee.ring.discard(Int(excess))
+                            if n > 0 {
+                                result.dropped += n
+                                s.pointee.framesDropped.add(n)
+                                // The crossfade: the mirror tail of what
+                                // played fades out while the new audio fades in.
+                                r.pointee.tail.start(fade: fade)
+                                resampler.reset()
+                                r.pointee.fadeIn = 0
+                                r.pointee.drift.restartWindow()
+                            }
+                        }
+                    }
+                    s.pointee.driftPpm.store(Float(correction * 1_000_000))
+                }
+                ratioUsed = nominalRatio / (1 + correction)
+                produced = pullResampled(resampler, ratio: ratioUsed, ring: s.pointee.ring, into: s.pointee.scratch,
+                                         channels: inChannels, frames: frames, consumed: s.pointee.framesConsumed)
+                if produced < frames && r.pointee.playback.ending && s.pointee.ring.bufferedFrames() == 0 {
+                    // End of stream: the filter's look-ahead still holds audio.
+                    if !r.pointee.resamplerDrained {
+                        produced += resampler.drain(output: s.pointee.scratch + produced * inChannels,
+                                                    outputFrames: frames - produced, ratio: ratioUsed,
+                                                    zeros: s.pointee.zeros)
+                        r.pointee.resamplerDrained = true
+                    }
+                    exhausted = true
+                }
+            }
+        }
+
+        // Start-up alignment: the very first audio, short of a block (a
+        // resampler still filling its filter), goes at the end of the block:
+        // the stream starts a few frames later, with no gap after it.
+        var offset = 0
+        if plan.pull && !r.pointee.playback.hasPlayed && produced > 0 && produced < frames && !r.pointee.playback.ending {
+            offset = frames - produced
+        }
+        let dataEnd = offset + produced
+        if plan.pull {
+            let fin = r.pointee.playback.finish(produced: produced, frames: frames,
+                                                exhausted: exhausted || (isBypass && s.pointee.ring.bufferedFrames() == 0),
+                                                startOffset: offset)
+            if fin.underrunFrames > 0 {
+                result.underrunFrames += fin.underrunFrames
+                s.pointee.underrunFrames.add(fin.underrunFrames)
+            }
+            if fin.underrunBegan {
+                result.underrunBegan = true
+                s.pointee.underrunEvents.add(1)
+            }
+            if fin.drained { result.drained = true }
+            if produced == 0 && r.pointee.tail.audible {
+                // The gap starts exactly at the block boundary.
+                r.pointee.tail.start(fade: fade)
+            }
+        }
+
+        // 6. Compose and mix.
+        let fast = produced == frames && r.pointee.fadeIn >= 1 && !r.pointee.tail.pending
+        if fast {
+            if isBypass {
+                recordRegions(r, regions, fade: fade)
+                mixGained(s, r, first: UnsafePointer(regions.first), firstFrames: regions.firstFrames,
+                          second: UnsafePointer(regions.second), secondFrames: regions.secondFrames,
+                          into: mix, domainGain: domainGain, domainCurve: domainCurve, b)
+            } else {
+                r.pointee.tail.record(UnsafePointer(s.pointee.scratch), frames: frames, fade: fade)
+                mixGained(s, r, first: UnsafePointer(s.pointee.scratch), firstFrames: frames,
+                          second: UnsafePointer(s.pointee.scratch), secondFrames: 0,
+                          into: mix, domainGain: domainGain, domainCurve: domainCurve, b)
+            }
+            r.pointee.tail.audible = true
+        } else if produced > 0 || r.pointee.tail.pending {
+            let buf = s.pointee.scratch
+            // a. The audio at [offset, dataEnd), silence around it.
+            if isBypass {
+                let d1 = buf + offset * inChannels
+                for i in 0..<(regions.firstFrames * inChannels) { d1[i] = regions.first[i] }
+                let d2 = d1 + regions.firstFrames * inChannels
+                for i in 0..<(regions.secondFrames * inChannels) { d2[i] = regions.second[i] }
+            } else if offset > 0 {
+                var i = produced * inChannels - 1
+                while i >= 0 { buf[offset * inChannels + i] = buf[i]; i -= 1 }  // backwards: overlapping
+            }
+            if offset > 0 { buf.update(repeating: 0, count: offset * inChannels) }
+            if dataEnd < frames { (buf + dataEnd * inChannels).update(repeating: 0, count: (frames - dataEnd) * inChannels) }
+            // b. Fade in after a (re)start.
+            var p = r.pointee.fadeIn
+            if p < 1 && produced > 0 {
+                let step = 1 / Float(fade)
+                var i = offset
+                while i < dataEnd && p < 1 {
+                    p = min(1, p + step)
+                    for c in 0..<inChannels { buf[i * inChannels + c] *= p }
+                    i += 1
+                }
+                r.pointee.fadeIn = p
+            }
+            // c. Remember what played; d. the pending tail (a stop before
+            // this block, or the crossfade of a drop); e. a stop inside it.
+            r.pointee.tail.record(UnsafePointer(buf + offset * inChannels), frames: produced, fade: fade)
+            r.pointee.tail.emit(into: buf, at: 0, end: frames)
+            if produced > 0 && dataEnd < frames {
+                r.pointee.tail.start(fade: fade)
+                r.pointee.tail.emit(into: buf, at: dataEnd, end: frames)
+            }
+            r.pointee.tail.audible = produced > 0 && dataEnd == frames
+            mixGained(s, r, first: UnsafePointer(buf), firstFrames: frames, second: UnsafePointer(buf), secondFrames: 0,
+                      into: mix, domainGain: domainGain, domainCurve: domainCurve, b)
+        } else {
+            r.pointee.gainRamp.skip(frames)
+            r.pointee.tail.audible = false
+        }
+        if isBypass && plan.pull && produced > 0 {
+            s.pointee.ring.commitRead(produced)
+            s.pointee.framesConsumed.add(produced)
+        }
+        s.pointee.framesRendered.add(produced)
+
+        // 7. Position (for A/V sync) and phase.
+        if produced > 0 { r.pointee.inputPlayed += isBypass ? Double(produced) : Double(produced) / ratioUsed }
+        let held = max(0, Double(s.pointee.framesConsumed.read()) - r.pointee.inputPlayed)
+        let queued = Double(s.pointee.ring.bufferedFrames()) + (r.pointee.resamplerDrained ? 0 : held)
+        let latency = Double(b.blockNs) + queued / srcRate / (1 + correction) * 1e9
+        s.pointee.position.publish(framesPlayed: UInt64(max(0, r.pointee.inputPlayed)), renderTimeNs: b.renderTimeNs,
+                                   latencyNs: UInt64(max(0, latency)))
+        s.pointee.phase.store(r.pointee.playback.phaseCode, ordering: .relaxed)
+
+        if removing && r.pointee.gainRamp.isSteady && r.pointee.gainRamp.current == 0 {
+            result.fadedOut = true
+        }
+        return result
+    }
+
+    /// Input frames a block of `frames` output frames consumes (rounded up,
+    /// plus 2 for the resampler's fractional position).
+    @usableFromInline @_noLocks
+    static func inputFrames(forOutput frames: Int, ratio: Double) -> Int {
+        ratio == 1 ? frames : Int(Double(frames) / ratio) + 3
+    }
+
+    /// The audio stops before this block (flush, drop, pause): a faded
+    /// mirror tail if it was audible, the next audio fades in, and the
+    /// resampler and drift window start over.
+    @usableFromInline @_noLocks
+    static func interruptAudio(_ r: UnsafeMutablePointer<SourceRenderState>, fade: Int) {
+        if r.pointee.tail.audible { r.pointee.tail.start(fade: fade) }
+        r.pointee.fadeIn = 0
+        switch r.pointee.resampler {
+        case .none: break
+        case .some(let resampler): resampler.reset()
+        }
+        r.pointee.resamplerDrained = false
+        r.pointee.drift.restartWindow()
+    }
+
+    /// Publishes the drift controller's figures after a window.
+    @usableFromInline @_noLocks
+    static func publishDrift(_ s: UnsafeMutablePointer<SourceState>, _ r: UnsafeMutablePointer<SourceRenderState>) {
+        s.pointee.driftEstimatePpm.store(Float(r.pointee.drift.estimatePpm))
+        s.pointee.lowWaterMs.store(Float(r.pointee.drift.lastLowWater * 1000 / Double(s.pointee.sampleRate)))
+        s.pointee.driftSaturated.store(r.pointee.drift.saturated, ordering: .relaxed)
+    }
+
+    /// Keeps the last played frames of a bypass block for a later tail.
+    @usableFromInline @_noLocks
+    static func recordRegions(_ r: UnsafeMutablePointer<SourceRenderState>, _ regions: RingRegions, fade: Int) {
+        r.pointee.tail.record(UnsafePointer(regions.first), frames: regions.firstFrames, fade: fade)
+        r.pointee.tail.record(UnsafePointer(regions.second), frames: regions.secondFrames, fade: fade)
+    }
+
+    /// Adds `first` then `second` (source channels) to the mix with the
+    /// source's gain ramp and the domain gain (constant or per frame).
+    @usableFromInline @_noLocks
+    static func mixGained(_ s: UnsafeMutablePointer<SourceState>, _ r: UnsafeMutablePointer<SourceRenderState>,
+                          first: UnsafePointer<Float>, firstFrames: Int,
+                          second: UnsafePointer<Float>, secondFrames: Int,
+                          into mix: UnsafeMutablePointer<Float>, domainGain: Float?,
+                          domainCurve: UnsafePointer<Float>, _ b: BlockContext) {
+        let inChannels = s.pointee.channels
+        let outChannels = b.outChannels
+        let frames = firstFrames + secondFrames
+        if r.pointee.gainRamp.isSteady, let d = domainGain {
+            r.pointee.gainRamp.skip(b.frames)
+            let g = r.pointee.gainRamp.current * d
+            if g == 0 { return }
+            Mixing.accumulate(first, inChannels: inChannels, into: mix, outChannels: outChannels,
+                              frames: firstFrames, gain: g)
+            if secondFrames > 0 {
+                Mixing.accumulate(second, inChannels: inChannels, into: mix + firstFrames * outChannels,
+                                  outChannels: outChannels, frames: secondFrames, gain: g)
+            }
+            return
+        }
+        let curve = s.pointee.gainCurve
+        r.pointee.gainRamp.fill(curve, frames: b.frames)
+        if let d = domainGain {
+            if d != 1 { for i in 0..<frames { curve[i] *= d } }
+        } else {
+            for i in 0..<frames { curve[i] *= domainCurve[i] }
+        }
+        Mixing.accumulate(first, inChannels: inChannels, into: mix, outChannels: outChannels,
+                          frames: firstFrames, gains: curve)
+        if secondFrames > 0 {
+            Mixing.accumulate(second, inChannels: inChannels, into: mix + firstFrames * outChannels,
+                              outChannels: outChannels, frames: secondFrames, gains: curve + firstFrames)
+        }
+    }
+
+    /// A pull source: asks the callback for audio so that the ring holds
+    /// `frames` input frames. Returns the callback's negative status at the
+    /// end of the stream, else the frames added.
+    @usableFromInline @_noLocks
+    static func fillFromPull(_ s: UnsafeMutablePointer<SourceState>, callback: PullCallback, frames: Int) -> Int {
+        let need = frames - s.pointee.ring.bufferedFrames()
+        guard need > 0 else { return 0 }
+        let regions = s.pointee.ring.writableRegions(maxFrames: need)
+        let channels = s.pointee.channels
+        var added = 0
+        var part = 0
+        while part < 2 {
+            let base = part == 0 ? regions.first : regions.second
+            let count = part == 0 ? regions.firstFrames : regions.secondFrames
+            part += 1
+            if count == 0 { continue }
+            let got = _unsafePerformance { callback(s.pointee.pullContext, base, Int32(count), Int32(channels)) }
+            if got < 0 {
+                if added > 0 { s.pointee.ring.commitWrite(added) }
+                return Int(got)
+            }
+            let n = min(Int(got), count)
+            // NaN/Inf never reach the mix.
+            let bad = Mixing.copySanitized(UnsafePointer(base), base, count: n * channels)
+            if bad > 0 { s.pointee.nonfinitePushed.add(bad) }
+            added += n
+            if n < count { break }
+        }
+        if added > 0 {
+            s.pointee.ring.commitWrite(added)
+            s.pointee.framesPushed.add(added)
+        }
+        return added
+    }
+
+    /// Fills `scratch` with up to `frames` resampled frames from the ring.
+    /// The resamplers keep their own short history (the filter length) and
+    /// take only as much new input as the requested output needs.
+    /// Returns the frames produced.
+    @usableFromInline @_noLocks
+    static func pullResampled(_ resampler: borrowing Resampler, ratio: Double, ring: borrowing SPSCRing,
+                              into scratch: UnsafeMutablePointer<Float>, channels: Int, frames: Int,
+                              consumed: borrowing Counter) -> Int {
+        let regions = ring.readableRegions(maxFrames: Int.max)
+        var input = UnsafePointer(regions.first)
+        var inputLeft = regions.firstFrames
+        var onSecond = false
+        var produced = 0
+        var used = 0
+        while produced < frames {
+            // Offer about what the remaining output needs, so input waits in
+            // the ring (visible in stats) rather than inside the resampler.
+            let need = Int(Double(frames - produced) / ratio) + 8
+            let r = resampler.process(input: input, inputFrames: min(inputLeft, need),
+                                      output: scratch + produced * channels, outputFrames: frames - produced,
+                                      ratio: ratio)
+            produced += r.generated
+            used += r.used
+            input += r.used * channels
+            inputLeft -= r.used
+            if inputLeft == 0 && !onSecond && regions.secondFrames > 0 {
+                onSecond = true
+                input = UnsafePointer(regions.second)
+                inputLeft = regions.secondFrames
+                continue
+            }
+            if r.generated == 0 && r.used == 0 { break }
+        }
+        if used > 0 {
+            ring.commitRead(used)
+            consumed.add(used)
+        }
+        return produced
+    }
+}

@@ -1,0 +1,109 @@
+/// Click-free stops. Whenever a source's audio stops (an underrun, even one
+/// that starts exactly on a block boundary; a pause; a flush; a drop; the
+/// end of a drain) the renderer continues it for `fade` frames (2 ms) with
+/// a faded mirror image of the last audio played:
+///
+///     tail[j] = last[n − 1 − j] · (fade − j) / (fade + 1),  j = 0 ..< fade
+///
+/// The mirror starts at the value the audio stopped at, so the first step
+/// is last·1/(fade+1), and each later step is at most the signal's own step
+/// plus the fade's (the ramp's slope times the signal). This needs the last
+/// `fade` frames played, which may lie in the previous block: `history`
+/// keeps them. Storage is allocated by the source and never reallocated.
+@usableFromInline
+struct FadeTail: ~Copyable {
+    /// The longest fade: 2 ms at 192 kHz.
+    @usableFromInline static var maxFrames: Int { @_noLocks get { 384 } }
+
+    @usableFromInline let channels: Int
+    /// The last `historyFrames` frames played (oldest first), pre-gain.
+    @usableFromInline let history: UnsafeMutablePointer<Float>
+    /// The pending tail, `tailFrames` frames, `tailPos` already emitted.
+    @usableFromInline let tail: UnsafeMutablePointer<Float>
+    @usableFromInline var historyFrames = 0
+    @usableFromInline var tailFrames = 0
+    @usableFromInline var tailPos = 0
+    /// The last frame of the previous block was real audio (a stop at the
+    /// block boundary needs a tail).
+    @usableFromInline var audible = false
+
+    init(channels: Int) {
+        self.channels = channels
+        history = .allocate(capacity: FadeTail.maxFrames * channels)
+        history.initialize(repeating: 0, count: FadeTail.maxFrames * channels)
+        tail = .allocate(capacity: FadeTail.maxFrames * channels)
+        tail.initialize(repeating: 0, count: FadeTail.maxFrames * channels)
+    }
+
+    deinit {
+        history.deallocate()
+        tail.deallocate()
+    }
+
+    @usableFromInline var pending: Bool { @_noLocks get { tailPos < tailFrames } }
+
+    /// Appends `frames` played frames (source channels) to the history,
+    /// keeping the newest `fade`.
+    @usableFromInline @_noLocks
+    mutating func record(_ data: UnsafePointer<Float>, frames: Int, fade: Int) {
+        guard frames > 0 else { return }
+        let f = min(fade, FadeTail.maxFrames)
+        let c = channels
+        if frames >= f {
+            let src = data + (frames - f) * c
+            for i in 0..<(f * c) { history[i] = src[i] }
+            historyFrames = f
+            return
+        }
+        // Keep the newest (f - frames) of the old history, then the new frames.
+        let keep = min(historyFrames, f - frames)
+        if keep > 0 && historyFrames > keep {
+            let from = history + (historyFrames - keep) * c
+            for i in 0..<(keep * c) { history[i] = from[i] }  // forward copy, from > to
+        }
+        let dst = history + keep * c
+        for i in 0..<(frames * c) { dst[i] = data[i] }
+        historyFrames = keep + frames
+    }
+
+    /// Forgets the history (the next audio does not continue the last).
+    @usableFromInline @_noLocks
+    mutating func forgetHistory() { historyFrames = 0 }
+
+    /// Starts a tail from the history (the audio just stopped). A pending
+    /// tail is replaced.
+    @usableFromInline @_noLocks
+    mutating func start(fade: Int) {
+        let n = min(historyFrames, min(fade, FadeTail.maxFrames))
+        let c = channels
+        let f = Float(max(1, min(fade, FadeTail.maxFrames)))
+        for j in 0..<n {
+            let g = (f - Float(j)) / (f + 1)
+            let src = history + (historyFrames - 1 - j) * c
+            for ch in 0..<c { tail[j * c + ch] = src[ch] * g }
+        }
+        tailFrames = n
+        tailPos = 0
+        audible = false
+    }
+
+    /// Adds the pending tail into `block` (source channels) from frame `at`
+    /// up to `end`; the rest waits for the next block.
+    @usableFromInline @_noLocks
+    mutating func emit(into block: UnsafeMutablePointer<Float>, at: Int, end: Int) {
+        guard pending, at < end else { return }
+        let n = min(tailFrames - tailPos, end - at)
+        let c = channels
+        let src = tail + tailPos * c
+        let dst = block + at * c
+        for i in 0..<(n * c) { dst[i] += src[i] }
+        tailPos += n
+    }
+
+    /// Drops a pending tail.
+    @usableFromInline @_noLocks
+    mutating func cancel() {
+        tailFrames = 0
+        tailPos = 0
+    }
+}
