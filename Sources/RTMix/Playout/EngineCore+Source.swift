@@ -166,7 +166,9 @@ extension EngineCore {
                 isBypass = false
                 if s.pointee.driftTargetFrames > 0 {
                     let windows = r.pointee.drift.windows
-                    correction = r.pointee.drift.update(level: Double(buffered), blockSeconds: Double(frames) / Double(b.outputRate))
+                    correction = r.pointee.drift.update(level: Double(buffered),
+                                                        pushed: Double(s.pointee.framesPushed.read()),
+                                                        blockSeconds: Double(frames) / Double(b.outputRate))
                     if r.pointee.drift.windows != windows {
                         publishDrift(s, r)
                         // A call source far above its target (a burst, a
