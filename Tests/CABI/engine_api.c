@@ -1280,6 +1280,197 @@ static void test_events(void) {
     rtmix_engine_destroy(e);
 }
 
+/* ------------------------------------------------------- source timing */
+
+static int pull_calls = 0;
+static int32_t pull_frames_seen = 0;
+static int32_t test_pull(void *user, float *out, int32_t frames, int32_t channels) {
+    float v = *(const float *)user;
+    int32_t i;
+    pull_calls++;
+    pull_frames_seen = frames;
+    if (pull_calls > 3) return -1; /* end of stream */
+    for (i = 0; i < frames * channels; i++) out[i] = v;
+    return frames;
+}
+
+static int drain_events(rtmix_engine *e, int32_t type) {
+    rtmix_event ev;
+    int found = 0;
+    rtmix_event_init(&ev);
+    for (;;) {
+        rtmix_engine_next_event(e, &ev);
+        if (ev.type == RTMIX_EVENT_NONE) break;
+        if (ev.type == type) found++;
+    }
+    return found;
+}
+
+static void test_source_timing(void) {
+    rtmix_engine *e = make_engine(48000, 1, 4096, 8);
+    rtmix_source_config sc;
+    rtmix_source_id s = 0, p = 0, v = 0;
+    rtmix_source_position pos;
+    rtmix_source_stats ss;
+    uint32_t frames = 0, acc = 0;
+    static float in[48000], out[4800];
+    float pull_value = 0.25f;
+    int i, silent;
+
+    SECTION("source_timing_args");
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_MEDIA, 48000, 1);
+    CHECK_ST(rtmix_source_add(e, &sc, &s), RTMIX_OK);
+    CHECK_ST(rtmix_source_set_paused(NULL, s, 1), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_set_paused(e, 9999, 1), RTMIX_ERR_NOT_FOUND);
+    CHECK_ST(rtmix_source_flush(NULL, s), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_flush(e, 0), RTMIX_ERR_NOT_FOUND);
+    CHECK_ST(rtmix_source_end(NULL, s), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_end(e, 9999), RTMIX_ERR_NOT_FOUND);
+    CHECK_ST(rtmix_source_writable_frames(NULL, s, &frames), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_writable_frames(e, s, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_writable_frames(e, 9999, &frames), RTMIX_ERR_NOT_FOUND);
+    CHECK_ST(rtmix_source_position_init(NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_position_init(&pos), RTMIX_OK);
+    CHECK_U64(pos.size, sizeof pos);
+    CHECK_U64(sizeof pos, 40);
+    CHECK_ST(rtmix_source_get_position(NULL, s, &pos), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_get_position(e, s, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_get_position(e, 9999, &pos), RTMIX_ERR_NOT_FOUND);
+    pos.size = 39;
+    CHECK_ST(rtmix_source_get_position(e, s, &pos), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_engine_set_output_latency_ns(NULL, 1), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_engine_set_interrupted(NULL, 1), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_add_pull(e, &sc, NULL, NULL, &p), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_add_pull(NULL, &sc, test_pull, &pull_value, &p), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_add_pull(e, NULL, test_pull, &pull_value, &p), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_source_add_pull(e, &sc, test_pull, &pull_value, NULL), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK(p == 0); /* untouched on failure */
+
+    SECTION("source_timing_defaults");
+    /* Defaults: media primes to 100 ms before it starts. */
+    for (i = 0; i < 48000; i++) in[i] = 0.5f;
+    CHECK_ST(rtmix_source_writable_frames(e, s, &frames), RTMIX_OK);
+    CHECK_U64(frames, 32768); /* 400 ms rounded up to a power of two */
+    CHECK_ST(rtmix_source_push_f32(e, s, in, 2400, &acc), RTMIX_OK);
+    render_discard(e, 1, 480, 480);
+    ss = source_stats(e, s);
+    CHECK_U64(ss.state, RTMIX_SOURCE_STATE_PRIMING);
+    CHECK_U64(ss.underrun_frames, 0);
+    CHECK(ss.target_ms == 100.0f);
+    CHECK_ST(rtmix_source_push_f32(e, s, in, 4800, &acc), RTMIX_OK);
+    render_discard(e, 1, 480, 480);
+    ss = source_stats(e, s);
+    CHECK_U64(ss.state, RTMIX_SOURCE_STATE_PLAYING);
+    CHECK(drain_events(e, RTMIX_EVENT_SOURCE_STARTED) == 1);
+
+    SECTION("source_position");
+    CHECK_ST(rtmix_engine_set_output_latency_ns(e, 20000000), RTMIX_OK);
+    rtmix_source_position_init(&pos);
+    CHECK_ST(rtmix_source_get_position(e, s, &pos), RTMIX_OK);
+    CHECK_U64(pos.sample_rate, 48000);
+    CHECK(pos.frames_played > 0 && pos.frames_played <= 480);
+    CHECK(pos.render_time_ns > 0);
+    /* A frame pushed now waits behind ~6700 buffered frames + the block. */
+    CHECK(pos.latency_ns > 130000000ull && pos.latency_ns < 160000000ull);
+    CHECK_U64(pos.output_latency_ns, 20000000);
+
+    SECTION("source_pause");
+    CHECK_ST(rtmix_source_set_paused(e, s, 1), RTMIX_OK);
+    ss = source_stats(e, s);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    silent = 1;
+    for (i = 96; i < 480; i++) if (out[i] != 0.0f) silent = 0;
+    CHECK(silent); /* after the 2 ms fade */
+    {
+        rtmix_source_stats after = source_stats(e, s);
+        CHECK_U64(after.buffered_frames, ss.buffered_frames); /* ring untouched */
+        CHECK_U64(after.state, RTMIX_SOURCE_STATE_PAUSED);
+        CHECK_U64(after.paused, 1);
+        CHECK_U64(after.underrun_frames, 0);
+    }
+    CHECK_ST(rtmix_source_set_paused(e, s, 0), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    CHECK(out[0] < 0.1f && fabsf(out[479] - 0.5f) < 0.001f); /* fades back in */
+
+    SECTION("source_flush");
+    CHECK_ST(rtmix_source_flush(e, s), RTMIX_OK);
+    render_discard(e, 1, 480, 480);
+    ss = source_stats(e, s);
+    CHECK(ss.frames_flushed > 5000);
+    CHECK_U64(ss.buffered_frames, 0);
+    CHECK_U64(ss.state, RTMIX_SOURCE_STATE_PRIMING);
+
+    SECTION("source_end");
+    CHECK_ST(rtmix_source_push_f32(e, s, in, 1000, &acc), RTMIX_OK);
+    CHECK_ST(rtmix_source_end(e, s), RTMIX_OK);
+    CHECK_ST(rtmix_source_push_f32(e, s, in, 10, &acc), RTMIX_ERR_BAD_STATE);
+    CHECK_U64(acc, 0);
+    render_discard(e, 1, 4800, 480);
+    ss = source_stats(e, s);
+    CHECK_U64(ss.state, RTMIX_SOURCE_STATE_DRAINED);
+    CHECK_U64(ss.ended, 1);
+    CHECK_U64(ss.underrun_events, 0);
+    CHECK(drain_events(e, RTMIX_EVENT_SOURCE_DRAINED) == 1);
+
+    SECTION("source_drop_oldest");
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_CALL, 16000, 1);
+    sc.buffer_frames = 4096;
+    CHECK_ST(rtmix_source_add(e, &sc, &v), RTMIX_OK);
+    for (i = 0; i < 10; i++) {
+        CHECK_ST(rtmix_source_push_f32(e, v, in, 3200, &acc), RTMIX_OK);
+        CHECK_U64(acc, 3200); /* call: every push is taken */
+    }
+    render_discard(e, 1, 480, 480);
+    ss = source_stats(e, v);
+    CHECK(ss.buffered_ms <= 41.0f); /* dropped to the 40 ms target */
+    CHECK(ss.frames_dropped > 20000);
+    CHECK_U64(ss.frames_rejected, 0);
+    CHECK(drain_events(e, RTMIX_EVENT_AUDIO_DROPPED) >= 1);
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_CALL, 16000, 1);
+    sc.overrun_policy = RTMIX_OVERRUN_REJECT;
+    sc.buffer_frames = 4096;
+    CHECK_ST(rtmix_source_remove(e, v), RTMIX_OK);
+    CHECK_ST(rtmix_source_add(e, &sc, &v), RTMIX_OK);
+    CHECK_ST(rtmix_source_push_f32(e, v, in, 5000, &acc), RTMIX_ERR_BUFFER_FULL);
+    CHECK_U64(acc, 4096);
+
+    SECTION("source_pull");
+    CHECK_ST(rtmix_source_remove(e, s), RTMIX_OK);
+    CHECK_ST(rtmix_source_remove(e, v), RTMIX_OK);
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_CALL, 48000, 1);
+    CHECK_ST(rtmix_source_add_pull(e, &sc, test_pull, &pull_value, &p), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    CHECK(pull_calls == 1 && pull_frames_seen == 480); /* exactly the block */
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK); /* (the removed sources faded out) */
+    CHECK(pull_calls == 2 && pull_frames_seen == 480);
+    CHECK(fabsf(out[100] - 0.25f) < 1e-6f);
+    CHECK_ST(rtmix_source_push_f32(e, p, in, 10, &acc), RTMIX_ERR_BAD_STATE);
+    CHECK_ST(rtmix_source_flush(e, p), RTMIX_ERR_BAD_STATE);
+    CHECK_ST(rtmix_source_end(e, p), RTMIX_ERR_BAD_STATE);
+    render_discard(e, 1, 480 * 3, 480);
+    ss = source_stats(e, p);
+    CHECK_U64(ss.pull, 1);
+    CHECK_U64(ss.state, RTMIX_SOURCE_STATE_DRAINED); /* the callback ended it */
+    CHECK_U64(ss.underrun_frames, 0);
+
+    SECTION("interrupted");
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_MEDIA, 48000, 1);
+    CHECK_ST(rtmix_source_add(e, &sc, &s), RTMIX_OK);
+    CHECK_ST(rtmix_source_push_f32(e, s, in, 24000, &acc), RTMIX_OK);
+    render_discard(e, 1, 4800, 480);
+    CHECK_ST(rtmix_engine_set_interrupted(e, 1), RTMIX_OK);
+    ss = source_stats(e, s);
+    render_discard(e, 1, 4800, 480); /* a host that keeps rendering: silence */
+    {
+        rtmix_source_stats after = source_stats(e, s);
+        CHECK_U64(after.frames_consumed, ss.frames_consumed); /* nothing consumed */
+    }
+    CHECK_ST(rtmix_engine_set_interrupted(e, 0), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    CHECK(out[0] < 0.1f && fabsf(out[479] - 0.5f) < 0.01f); /* media resumes, fading in */
+    rtmix_engine_destroy(e);
+}
+
 static void test_output_format(void) {
     rtmix_engine *e = make_engine(48000, 2, 4096, 4);
     rtmix_engine_config got;
@@ -2147,6 +2338,7 @@ int main(void) {
     test_stats();
     test_lockstep();
     test_events();
+    test_source_timing();
     test_output_format();
     test_capture_config();
     test_capture_args();
