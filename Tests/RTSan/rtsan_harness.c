@@ -95,6 +95,29 @@ static int32_t rt_push_s16(rtmix_engine *e, rtmix_source_id id, const int16_t *p
     return rtmix_source_push_s16(e, id, pcm, frames, accepted);
 }
 
+static int32_t rt_flush(rtmix_engine *e, rtmix_source_id id) NONBLOCKING {
+    return rtmix_source_flush(e, id);
+}
+
+static int32_t rt_end(rtmix_engine *e, rtmix_source_id id) NONBLOCKING {
+    return rtmix_source_end(e, id);
+}
+
+/* A pull source's callback: it runs inside the render call, so inside the
+ * real-time region of rt_callback; it is real-time safe itself. */
+static _Atomic long g_pull_calls;
+static int32_t rt_pull(void *user, float *out, int32_t frames, int32_t channels) NONBLOCKING {
+    float *phase = (float *)user;
+    int32_t i, c;
+    for (i = 0; i < frames; i++) {
+        *phase += 0.0626f;
+        if (*phase > 6.2831853f) *phase -= 6.2831853f;
+        for (c = 0; c < channels; c++) out[i * channels + c] = 0.1f * (*phase < 3.14159f ? 1.0f : -1.0f);
+    }
+    atomic_fetch_add_explicit(&g_pull_calls, 1, memory_order_relaxed);
+    return frames;
+}
+
 /* One "device callback": renders f32 or s16 depending on the block,
  * through the checked entry points (capacity MAX_FRAMES x CHANNELS) when
  * `checked`. The output-level check runs inside the region too (plain
@@ -132,8 +155,9 @@ static int misc_calls(rtmix_engine *e, rtmix_source_id fixed, float *outf, int16
     rtmix_session_action saction;
     rtmix_session_alarm salarm;
     rtmix_session_state sstate;
-    uint32_t buffered = 0, problems = 0, invalid = 0;
+    uint32_t buffered = 0, problems = 0, invalid = 0, writable = 0;
     float gain = 0.0f;
+    rtmix_source_position pos;
 
     if (rtmix_version() != ((RTMIX_VERSION_MAJOR << 16) | (RTMIX_VERSION_MINOR << 8) | RTMIX_VERSION_PATCH))
         bad |= 1 << 0;
@@ -147,6 +171,14 @@ static int misc_calls(rtmix_engine *e, rtmix_source_id fixed, float *outf, int16
         bad |= 1 << 6;
     if (rtmix_domain_get_gain(e, RTMIX_DOMAIN_CALL, &gain) != RTMIX_OK) bad |= 1 << 7;
     if (rtmix_source_get_buffered(e, fixed, &buffered) != RTMIX_OK) bad |= 1 << 8;
+    /* Source timing: the lock-free calls (issue 10). */
+    if (rtmix_source_writable_frames(e, fixed, &writable) != RTMIX_OK) bad |= 1 << 14;
+    if (rtmix_source_position_init(&pos) != RTMIX_OK) bad |= 1 << 15;
+    st = rtmix_source_get_position(e, fixed, &pos);
+    if (st != RTMIX_OK && st != RTMIX_ERR_BAD_STATE) bad |= 1 << 16;
+    if (rtmix_engine_set_output_latency_ns(e, 5000000) != RTMIX_OK) bad |= 1 << 17;
+    if (rtmix_source_set_paused(e, fixed, 1) != RTMIX_OK || rtmix_source_set_paused(e, fixed, 0) != RTMIX_OK)
+        bad |= 1 << 18;
     /* Too small a buffer: refused (or BAD_STATE while the intruder renders). */
     st = rtmix_render_f32_checked(e, outf, 1, 256);
     if (st != RTMIX_ERR_INVALID_ARGUMENT && st != RTMIX_ERR_BAD_STATE) bad |= 1 << 9;
@@ -212,6 +244,7 @@ typedef struct producer {
     int use_s16;
     long pause_us;      /* between pushes: sets the fill level */
     int starve_every;   /* every n-th round stops for a while: underruns */
+    int is_dynamic;     /* flushes and ends now and then */
     /* results */
     long pushes, ok, full, not_found, other;
     uint64_t accepted;
@@ -248,6 +281,16 @@ static void *producer_main(void *arg) {
         else if (st == RTMIX_ERR_NOT_FOUND) p->not_found++;
         else p->other++;
         round++;
+        /* The dynamic source seeks (flush) and ends-then-reopens now and
+         * then, from its producer thread, inside the real-time region. */
+        if (p->is_dynamic && round % 40 == 0) {
+            int32_t f = rt_flush(p->e, id);
+            if (f != RTMIX_OK && f != RTMIX_ERR_NOT_FOUND) p->other++;
+        }
+        if (p->is_dynamic && round % 97 == 0) {
+            int32_t a = rt_end(p->e, id), b = rt_flush(p->e, id);
+            if ((a != RTMIX_OK && a != RTMIX_ERR_NOT_FOUND) || (b != RTMIX_OK && b != RTMIX_ERR_NOT_FOUND)) p->other++;
+        }
         if (p->starve_every > 0 && round % p->starve_every == 0)
             sleep_us(30000); /* let the source drain: underruns */
         else
@@ -262,7 +305,7 @@ typedef struct control {
     rtmix_engine *e;
     rtmix_source_id fixed[4];
     producer *dynamic; /* its id is replaced by add/remove cycles */
-    long adds, removes, gain_calls, failures;
+    long adds, removes, gain_calls, failures, interruptions;
 } control;
 
 static void *control_main(void *arg) {
@@ -290,6 +333,14 @@ static void *control_main(void *arg) {
                                c->dynamic->rate, c->dynamic->channels, 0);
             if (fresh != 0) c->adds++; /* LIMIT is possible while old ones fade */
             atomic_store(&c->dynamic->id, fresh);
+        }
+        /* An interruption now and then (render keeps being called: it plays
+         * silence; on resume call sources drop stale audio). */
+        if (round % 50 == 25) {
+            if (rtmix_engine_set_interrupted(c->e, 1) != RTMIX_OK) c->failures++;
+            c->interruptions++;
+        } else if (round % 50 == 35) {
+            if (rtmix_engine_set_interrupted(c->e, 0) != RTMIX_OK) c->failures++;
         }
         rtmix_engine_stats_init(&es);
         if (rtmix_engine_get_stats(c->e, &es) != RTMIX_OK) c->failures++;
@@ -698,14 +749,19 @@ int main(int argc, char **argv) {
     prod[3].rate = 8000;  prod[3].channels = 1; prod[3].burst = 160;  prod[3].pause_us = 20000;
     prod[3].use_s16 = 1;  prod[3].starve_every = 3;                    /* narrowband call */
     prod[4].rate = 22050; prod[4].channels = 1; prod[4].burst = 441;  prod[4].pause_us = 10000;
-    prod[4].use_s16 = 1;  prod[4].starve_every = 0;                    /* dynamic source */
+    prod[4].use_s16 = 1;  prod[4].starve_every = 0;  prod[4].is_dynamic = 1; /* dynamic source */
     {
         rtmix_source_id a = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 2048);
         rtmix_source_id b = add_source(e, RTMIX_DOMAIN_CALL, 16000, 1, 0);
         rtmix_source_id c = add_source(e, RTMIX_DOMAIN_MEDIA, 44100, 2, 0);
         rtmix_source_id d = add_source(e, RTMIX_DOMAIN_CALL, 8000, 1, 0);
         rtmix_source_id x = add_source(e, RTMIX_DOMAIN_CALL, 22050, 1, 0);
+        static float pull_phase = 0.0f;
+        rtmix_source_config pc;
+        rtmix_source_id pull_id = 0;
         CHECK(a && b && c && d && x);
+        rtmix_source_config_init(&pc, RTMIX_DOMAIN_CALL, 16000, 1); /* resampled pull source */
+        CHECK(rtmix_source_add_pull(e, &pc, rt_pull, &pull_phase, &pull_id) == RTMIX_OK);
         atomic_store(&prod[0].id, a);
         atomic_store(&prod[1].id, b);
         atomic_store(&prod[2].id, c);
@@ -774,8 +830,9 @@ int main(int argc, char **argv) {
         printf("producer %d (%u Hz %u ch): %ld pushes, %ld ok, %ld full, %ld not_found, %ld other\n", i,
                prod[i].rate, prod[i].channels, prod[i].pushes, prod[i].ok, prod[i].full, prod[i].not_found,
                prod[i].other);
-    printf("control: %ld adds, %ld removes, %ld gain calls, %ld failures\n", ctl.adds, ctl.removes,
-           ctl.gain_calls, ctl.failures);
+    printf("control: %ld adds, %ld removes, %ld gain calls, %ld interruptions, %ld failures\n", ctl.adds,
+           ctl.removes, ctl.gain_calls, ctl.interruptions, ctl.failures);
+    printf("pull source: %ld callbacks\n", (long)atomic_load(&g_pull_calls));
     printf("engine: %llu render calls, %llu frames, %llu underrun frames, %llu rejected, %llu non-finite, "
            "%llu limiter frames, p50 %llu ns, p99 %llu ns, max %llu ns\n",
            (unsigned long long)es.render_calls, (unsigned long long)es.frames_rendered,
@@ -800,6 +857,8 @@ int main(int argc, char **argv) {
     CHECK(es.nonfinite_samples > 0);
     CHECK(ctl.adds > 10 && ctl.removes > 10);
     CHECK(ctl.failures == 0);
+    CHECK(ctl.interruptions > 0);
+    CHECK(atomic_load(&g_pull_calls) > 100);
     for (i = 0; i < 4; i++) CHECK(prod[i].other == 0 && prod[i].not_found == 0 && prod[i].ok > 0);
     CHECK(prod[4].other == 0);
     rtmix_engine_destroy(e);

@@ -153,7 +153,7 @@ struct SourceRenderState: ~Copyable {
     var resampler: Resampler?
     @usableFromInline var playback = SourcePlayback()
     @usableFromInline var drift: DriftController
-    @usableFromInline var tail: FadeTail
+    var tail: FadeTail  // not @usableFromInline: ~Copyable with deinit (release-build compiler crash)
     /// Fade-in level of the audio after a (re)start: 0 → 1 over the fade.
     @usableFromInline var fadeIn: Float = 1
     /// The renderer has processed this source at least once.
