@@ -211,6 +211,9 @@ private struct AecRunner {
         do {
             engine = try Engine(config)
             var sc = SourceConfig(domain: .media, sampleRate: refRate, channels: refCh)
+            // A file processor pushes exactly what each render takes, on no clock
+            // of its own: no drift compensation, no priming, nothing dropped.
+            sc.untimed()
             sc.gain = 1
             sc.bufferFrames = max(8 * refBlock, 4_096)
             source = try engine.addSource(sc)

@@ -58,8 +58,20 @@ struct Demo: ParsableCommand {
         """)
     var voiceDriftPpm: Double = 300
 
-    @Option(help: "Drift-compensation target for the voice buffer in ms (5–2000; 0 turns compensation off).")
-    var voiceTargetMs: Float = 30
+    @Option(help: "Drift-compensation target for the voice buffer in ms (5–2000; 0 turns compensation off; default: the engine's, 40).")
+    var voiceTargetMs: Float?
+
+    @Option(help: "Simulate an interruption: the render callback stops at this time (s) while the producers go on.")
+    var interruptAt: Double?
+
+    @Option(help: "Length of the simulated interruption in seconds.")
+    var interruptSeconds: Double = 2
+
+    @Option(help: "Simulate a seek at this time (s): the player flushes the media source and decodes from elsewhere.")
+    var seekAt: Double?
+
+    @Option(help: "Simulate the end of the media stream at this time (s): the player ends the source; it drains.")
+    var endAt: Double?
 
     @Option(help: "Capture (microphone) rate in Hz: 16000 (default), 48000, 24000 or 8000.")
     var captureRate = 16_000
@@ -94,7 +106,7 @@ struct Demo: ParsableCommand {
         guard voiceDriftPpm.isFinite, abs(voiceDriftPpm) <= 5000 else {
             throw ValidationError("--voice-drift-ppm must be between -5000 and 5000")
         }
-        guard voiceTargetMs == 0 || (5...2000).contains(voiceTargetMs) else {
+        if let t = voiceTargetMs, !(t == 0 || (5...2000).contains(t)) {
             throw ValidationError("--voice-target-ms must be 0 or between 5 and 2000")
         }
         guard [8_000, 16_000, 24_000, 48_000].contains(captureRate) else {
@@ -106,6 +118,14 @@ struct Demo: ParsableCommand {
         if let d = delayHintMs, !(0...1000).contains(d) { throw ValidationError("--delay-hint-ms must be 0–1000") }
         guard publishGain.isFinite, (0...16).contains(publishGain) else {
             throw ValidationError("--publish-gain must be between 0 and 16")
+        }
+        for (name, t) in [("--interrupt-at", interruptAt), ("--seek-at", seekAt), ("--end-at", endAt)] {
+            if let t, !(t.isFinite && t >= 0 && t < seconds) {
+                throw ValidationError("\(name) must be within the scenario (0 ..< --seconds)")
+            }
+        }
+        guard interruptSeconds.isFinite, (0.05...60).contains(interruptSeconds) else {
+            throw ValidationError("--interrupt-seconds must be between 0.05 and 60")
         }
     }
 
@@ -130,9 +150,34 @@ struct Demo: ParsableCommand {
         if capture != nil && Set(paths).count < 3 { throw CLIError("--output, --mic-output and --publish-output must differ") }
         let report = try DemoRun(seconds: seconds, output: output, format: format, fast: fast, seed: seed, solo: solo,
                                  voiceDriftPpm: voiceDriftPpm, voiceTargetMs: voiceTargetMs,
-                                 capture: capture, micOutput: paths[1], publishOutput: paths[2]).run()
+                                 capture: capture, micOutput: paths[1], publishOutput: paths[2],
+                                 timeline: DemoTimeline(interruptAt: interruptAt, interruptSeconds: interruptSeconds,
+                                                        seekAt: seekAt, endAt: endAt)).run()
         print(report)
         if stopRequested.load(ordering: .relaxed) { throw ExitCode(130) }   // interrupted
+    }
+}
+
+/// The simulated incidents of a demo run (times in seconds).
+struct DemoTimeline {
+    var interruptAt: Double? = nil
+    var interruptSeconds: Double = 2
+    var seekAt: Double? = nil
+    var endAt: Double? = nil
+
+    /// Block `n` falls inside the interruption (the render callback does not run).
+    func interrupted(block n: Int) -> Bool {
+        guard let at = interruptAt else { return false }
+        let t = Double(n) / 100
+        return t >= at && t < at + interruptSeconds
+    }
+
+    var description: String {
+        var parts: [String] = []
+        if let at = interruptAt { parts.append("render stops at \(at) s for \(interruptSeconds) s") }
+        if let at = seekAt { parts.append("media seek (flush) at \(at) s") }
+        if let at = endAt { parts.append("media end of stream at \(at) s") }
+        return parts.joined(separator: "; ")
     }
 }
 
@@ -145,10 +190,11 @@ struct DemoRun {
     let seed: UInt64
     let solo: Demo.Solo?
     var voiceDriftPpm: Double = 0
-    var voiceTargetMs: Float = 0
+    var voiceTargetMs: Float? = nil
     var capture: DemoCaptureOptions? = nil
     var micOutput = "mic.wav"
     var publishOutput = "publish.wav"
+    var timeline = DemoTimeline()
 
     static let mediaDuck: Float = 0.3
     static let callLevel: Float = 0.5
@@ -170,9 +216,13 @@ struct DemoRun {
             // set after adding would still ramp down during the first 10 ms.
             var voiceConfig = SourceConfig(domain: .call, sampleRate: VoiceProducer.rate, channels: 1)
             voiceConfig.gain = solo == .media ? 0 : 1
-            voiceConfig.targetBufferMs = voiceTargetMs
+            if let t = voiceTargetMs { voiceConfig.targetBufferMs = t }
             var mediaConfig = SourceConfig(domain: .media, sampleRate: MediaProducer.rate, channels: MediaProducer.channels)
             mediaConfig.gain = solo == .voice ? 0 : 1
+            // The player refills whenever less than 100 ms is buffered: it
+            // paces itself on the engine's buffer, so it has no clock drift
+            // to compensate (docs/source-timing.md: which producers need it).
+            mediaConfig.targetBufferMs = 0
             voice = try engine.addSource(voiceConfig)
             media = try engine.addSource(mediaConfig)
             if let capture {
@@ -209,9 +259,10 @@ struct DemoRun {
         installStopSignals()
         let wallStart = monotonicNs()
         let shared = DemoShared(engine: engine, voice: voice, media: media, fast: fast, totalBlocks: totalBlocks,
-                                startNs: wallStart + 20_000_000, capture: demoCapture)
-        if demoCapture != nil && fast {
-            // Faster than real time: the capture path's clock is the demo's timeline.
+                                startNs: wallStart + 20_000_000, capture: demoCapture, timeline: timeline)
+        if fast {
+            // Faster than real time: the engine's clock (stall detection,
+            // positions, capture timing) is the demo's timeline.
             do { try engine.setClock(demoTimelineClock, context: Unmanaged.passUnretained(shared).toOpaque()) } catch {
                 throw CLIError("engine setup failed: \(RTMixError.message(for: error.code))")
             }
@@ -250,7 +301,7 @@ struct DemoRun {
         if let gainError { throw CLIError("gain change failed: \(gainError)") }
 
         // The engine must not call the timeline clock after `shared` is gone.
-        if demoCapture != nil && fast { try? engine.setClock(nil) }
+        if fast { try? engine.setClock(nil) }
         return DemoReportText(run: self, shared: shared, engine: es, voice: vs, media: ms,
                               voiceProducer: voiceReport, mediaProducer: mediaReport, writer: writer,
                               wallNs: wallNs, gainsChanged: gainsChanged, events: events).text

@@ -17,7 +17,9 @@ struct DemoReportText {
     var text: String {
         let rate = Double(DemoShared.outputRate)
         let frames = engine.framesRendered
-        let seconds = Double(frames) / rate
+        // Blocks the render loop went through (a simulated interruption
+        // skips the render call but not the timeline).
+        let seconds = Double(shared.renderedBlocks.load(ordering: .relaxed)) / 100
         let halfSeconds = Double(shared.totalBlocks / 2) / 100
         var lines: [String] = []
         func add(_ label: String, _ value: String) { lines.append("  " + padded(label) + value) }
@@ -28,7 +30,7 @@ struct DemoReportText {
         } else {
             mode = "real time, render thread " + (shared.realtimeScheduling ? "SCHED_FIFO 80" : "SCHED_OTHER (SCHED_FIFO not permitted)")
         }
-        if frames < UInt64(shared.totalBlocks * DemoShared.blockFrames) {
+        if shared.renderedBlocks.load(ordering: .relaxed) < shared.totalBlocks {
             lines.append("rtmix-cli demo: stopped early")
         }
         lines.append("rtmix-cli demo: classroom scenario, \(fixed(seconds, 2)) s, \(mode), seed \(run.seed)" + (run.solo.map { ", solo \($0.rawValue)" } ?? ""))
@@ -44,12 +46,17 @@ struct DemoReportText {
         add("rejected frames", "\(engine.rejectedFrames) (voice \(voice?.framesRejected ?? 0), media \(media?.framesRejected ?? 0)); non-finite samples \(engine.nonfiniteSamples)")
         add("pushed", "voice \(voiceProducer.framesPushed) frames in \(voiceProducer.pushes) pushes; media \(mediaProducer.framesPushed) frames in \(mediaProducer.pushes) bursts")
         add("buffered (seen)", "voice \(range(voiceProducer)) ms; media \(range(mediaProducer)) ms")
-        if run.voiceTargetMs > 0 {
-            add("voice drift", "compensation target \(fixed(Double(run.voiceTargetMs), 0)) ms, correction now \(fixed(Double(voice?.driftPpm ?? 0), 0)) ppm, buffered now \(fixed(Double(voice?.bufferedMs ?? 0), 1)) ms")
+        if let v = voice, v.targetMs > 0 {
+            add("voice drift", "sender clock \(fixed(run.voiceDriftPpm, 0)) ppm; estimate \(fixed(Double(v.driftEstimatePpm), 1)) ppm, correction now \(fixed(Double(v.driftPpm), 0)) ppm; low-water \(fixed(Double(v.lowWaterMs), 1)) ms (target \(fixed(Double(v.targetMs), 0)) ms), buffered now \(fixed(Double(v.bufferedMs), 1)) ms")
         } else {
             add("voice drift", "compensation off; buffered now \(fixed(Double(voice?.bufferedMs ?? 0), 1)) ms")
         }
+        if let m = media {
+            add("media", "state \(m.phase), drift estimate \(fixed(Double(m.driftEstimatePpm), 1)) ppm, low-water \(fixed(Double(m.lowWaterMs), 1)) ms (target \(fixed(Double(m.targetMs), 0)) ms), flushed \(m.framesFlushed) frames")
+        }
         add("engine events", eventSummary)
+        if !run.timeline.description.isEmpty { add("incidents", run.timeline.description) }
+        for line in eventLines { add("  event", line) }
         // The engine's percentiles are histogram bucket bounds: never show them above the max.
         add("render time", "p50 \(micros(min(engine.renderNsP50, engine.renderNsMax)))  p99 \(micros(min(engine.renderNsP99, engine.renderNsMax)))  max \(micros(engine.renderNsMax))  (budget 10000 µs)")
         if !run.fast {
@@ -101,6 +108,17 @@ struct DemoReportText {
         }.joined(separator: ", ")
         if ce.count > 6 { shown += ", … (\(ce.count) in all)" }
         add("capture events", ce.isEmpty ? "none" : shown)
+    }
+
+    /// The first events, one line each: output time, kind, source, value.
+    private var eventLines: [String] {
+        let rate = Double(DemoShared.outputRate)
+        var lines = events.prefix(16).map { e -> String in
+            let who = e.source == nil ? "engine" : (e.source == shared.voice ? "voice" : (e.source == shared.media ? "media" : "source \(e.source!.rawValue)"))
+            return "\(fixed(Double(e.frameTime) / rate, 2)) s  \(e.kind)  \(who)  value \(e.value)"
+        }
+        if events.count > 16 { lines.append("… \(events.count - 16) more") }
+        return lines
     }
 
     /// Event counts by kind, e.g. "underrunBegan ×2, limiterEngaged ×1".

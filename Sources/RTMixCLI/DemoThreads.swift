@@ -51,8 +51,11 @@ final class DemoShared: @unchecked Sendable {
     let lateness = MicrosHistogram(maxMicros: 20_000)
     nonisolated(unsafe) var realtimeScheduling = false
 
+    let timeline: DemoTimeline
+
     init(engine: Engine, voice: SourceID, media: SourceID, fast: Bool, totalBlocks: Int, startNs: UInt64,
-         capture: DemoCapture? = nil) {
+         capture: DemoCapture? = nil, timeline: DemoTimeline = DemoTimeline()) {
+        self.timeline = timeline
         self.engine = engine
         self.capture = capture
         self.voice = voice
@@ -139,8 +142,14 @@ final class DemoShared: @unchecked Sendable {
             }
             if !full { target = ring + (p % DemoShared.ringBlocks) * blockSamples }
             do {
-                try engine.render(into: UnsafeMutableBufferPointer(start: target, count: blockSamples),
-                                  frames: DemoShared.blockFrames)
+                if timeline.interrupted(block: n) {
+                    // Simulated interruption: the device callback does not
+                    // run (the speaker is silent); producers go on.
+                    target.update(repeating: 0, count: blockSamples)
+                } else {
+                    try engine.render(into: UnsafeMutableBufferPointer(start: target, count: blockSamples),
+                                      frames: DemoShared.blockFrames)
+                }
             } catch {
                 target.update(repeating: 0, count: blockSamples)
                 renderErrors.add(1, ordering: .relaxed)
@@ -297,8 +306,23 @@ struct MediaProducer: @unchecked Sendable {
     func run(shared: DemoShared, report: ProducerReport) {
         var me = self
         var t = MediaProducer.checkNs
+        let seekNs = shared.timeline.seekAt.map { UInt64($0 * 1e9) }
+        let endNs = shared.timeline.endAt.map { UInt64($0 * 1e9) }
+        var seeked = false, ended = false
         while t < shared.totalNs, shared.wait(until: t, as: shared.mediaClock) {
-            me.topUp(engine: shared.engine, id: shared.media, untilMs: MediaProducer.lowWaterMs, report: report)
+            if let s = seekNs, !seeked, t >= s {
+                // A seek: drop what is buffered, decode from elsewhere.
+                seeked = true
+                do { try shared.engine.flush(shared.media) } catch { report.errors += 1 }
+                me.synth = MusicSynth(sampleRate: MediaProducer.rate, seed: me.rng.next())
+            }
+            if let e = endNs, !ended, t >= e {
+                ended = true
+                do { try shared.engine.endSource(shared.media) } catch { report.errors += 1 }
+            }
+            if !ended {
+                me.topUp(engine: shared.engine, id: shared.media, untilMs: MediaProducer.lowWaterMs, report: report)
+            }
             t += MediaProducer.checkNs
         }
         shared.mediaClock.finish()

@@ -179,6 +179,9 @@ private struct FileMixer {
             engine = try Engine(config)
             for (input, file) in zip(inputs, files) {
                 var sc = SourceConfig(domain: input.domain, sampleRate: file.sampleRate, channels: file.channels)
+                // A file processor pushes exactly what each render takes, on no clock
+                // of its own: no drift compensation, no priming, nothing dropped.
+                sc.untimed()
                 sc.bufferFrames = max(8_192, file.sampleRate / 4)
                 sc.gain = powf(10, input.gainDb / 20)
                 let id = try engine.addSource(sc)

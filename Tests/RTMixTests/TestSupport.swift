@@ -111,9 +111,7 @@ extension SourceConfig {
     /// their figures do not depend on the timing defaults.
     static func classic(domain: Domain, sampleRate: Int, channels: Int) -> SourceConfig {
         var c = SourceConfig(domain: domain, sampleRate: sampleRate, channels: channels)
-        c.targetBufferMs = 0
-        c.startThresholdMs = 0
-        c.overrunPolicy = .reject
+        c.untimed()
         return c
     }
 }

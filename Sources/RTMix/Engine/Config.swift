@@ -154,6 +154,16 @@ public struct SourceConfig: Sendable, Equatable {
 
     public static let maxBufferFrames = 1 << 22
 
+    /// Timing off, for hosts that feed a source in lockstep with rendering
+    /// (file processors, tests): no drift compensation (a same-rate source
+    /// is mixed bit-exact), start with the first audio, refuse what does not
+    /// fit rather than drop.
+    public mutating func untimed() {
+        targetBufferMs = 0
+        startThresholdMs = 0
+        overrunPolicy = .reject
+    }
+
     /// The policy in force.
     var effectiveOverrunPolicy: OverrunPolicy {
         switch overrunPolicy {

@@ -139,6 +139,22 @@ struct DriftController {
         }
     }
 
+    /// The producer is pacing itself on the ring (its pushes were refused:
+    /// it pushes as fast as the ring takes). It has no clock of its own to
+    /// follow, and the level it keeps says nothing about drift: the
+    /// correction returns smoothly to 0 and everything learnt is dropped.
+    @usableFromInline @_noLocks
+    mutating func holdOff(blockSeconds: Double) -> Double {
+        let step = DriftController.limit * blockSeconds / DriftController.windowSeconds
+        current = current > 0 ? max(0, current - step) : min(0, current + step)
+        restartWindow()
+        integral = 0
+        estimateValid = false
+        estimate = 0
+        secondsAtLimit = 0
+        return current
+    }
+
     /// Forgets the current window and the regression (after a jump in the
     /// level or a pause in the producer: a flush, a drop, an underrun);
     /// keeps the estimate, the integral and the applied correction.

@@ -78,6 +78,7 @@ extension EngineCore {
         s.pointee.ring.commitWrite(regions.frames)
         accepted = regions.frames + skip
         s.pointee.framesPushed.add(regions.frames + skip)
+        s.pointee.lastPushFrames.set(UInt64(frames))
         if nonfinite > 0 { s.pointee.nonfinitePushed.add(nonfinite) }
         if accepted < frames {
             s.pointee.framesRejected.add(frames - accepted)

@@ -50,8 +50,8 @@ extension EngineCore {
         init() {}
     }
 
-    /// Call sources: after a stall, audio older than the target plus this
-    /// is stale and dropped (20 ms).
+    /// Call sources: after a stall, audio older than the target plus one
+    /// push (at most this, 20 ms) is stale and dropped.
     @usableFromInline static var staleSlackSeconds: Double { 0.020 }
     /// Call sources: a low-water mark this far above the target (or the
     /// target itself, if larger) is trimmed at once instead of by drift
@@ -104,8 +104,12 @@ extension EngineCore {
         if s.pointee.dropOldest && !r.pointee.playback.isDrained && !b.interrupted {
             let fill = s.pointee.ring.rawFill()
             let capacity = s.pointee.ring.capacityFrames
-            let keep = max(max(Int(s.pointee.driftTargetFrames), s.pointee.startThresholdFrames), blockInput)
-            let stale = b.resumed && Double(fill - keep) > staleSlackSeconds * srcRate
+            // Keep the target plus one push (at most the 20 ms slack): the
+            // target is a low-water mark, reached just before a push lands.
+            let slack = Int(staleSlackSeconds * srcRate)
+            let onePush = min(Int(truncatingIfNeeded: s.pointee.lastPushFrames.read()), slack)
+            let keep = max(max(Int(s.pointee.driftTargetFrames), s.pointee.startThresholdFrames), blockInput) + onePush
+            let stale = b.resumed && fill > keep
             if fill > capacity - capacity / 4 || stale {
                 let n = s.pointee.ring.skipToNewest(keep: keep)
                 if n > 0 {
@@ -166,9 +170,19 @@ extension EngineCore {
                 isBypass = false
                 if s.pointee.driftTargetFrames > 0 {
                     let windows = r.pointee.drift.windows
-                    correction = r.pointee.drift.update(level: Double(buffered),
-                                                        pushed: Double(s.pointee.framesPushed.read()),
-                                                        blockSeconds: Double(frames) / Double(b.outputRate))
+                    let blockSeconds = Double(frames) / Double(b.outputRate)
+                    let rejected = s.pointee.framesRejected.read()
+                    if rejected != r.pointee.rejectedSeen {
+                        // Pushes were refused: the producer paces itself on
+                        // the ring; nothing to compensate.
+                        r.pointee.rejectedSeen = rejected
+                        correction = r.pointee.drift.holdOff(blockSeconds: blockSeconds)
+                        publishDrift(s, r)
+                    } else {
+                        correction = r.pointee.drift.update(level: Double(buffered),
+                                                            pushed: Double(s.pointee.framesPushed.read()),
+                                                            blockSeconds: blockSeconds)
+                    }
                     if r.pointee.drift.windows != windows {
                         publishDrift(s, r)
                         // A call source far above its target (a burst, a

@@ -55,6 +55,9 @@ struct SourceState: ~Copyable {
     /// count at the flush: audio before it is dropped.
     @usableFromInline let flushRequests = Atomic<UInt32>(0)
     @usableFromInline let flushUpTo = Atomic<Int>(0)
+    /// Frames of the latest push (producer), to keep one push's worth above
+    /// the target when stale audio is dropped.
+    @usableFromInline let lastPushFrames = Counter()
     /// A push is in progress (a second concurrent pusher gets badState).
     @usableFromInline let producerBusy = Atomic<Bool>(false)
 
@@ -168,6 +171,9 @@ struct SourceRenderState: ~Copyable {
     @usableFromInline var reportedRejected: UInt64 = 0
     @usableFromInline var reportedNonfinite: UInt64 = 0
     @usableFromInline var reportedSaturated = false
+    /// `framesRejected` as of the last block (a refused push means the
+    /// producer paces itself on the ring).
+    @usableFromInline var rejectedSeen: UInt64 = 0
 
     init(gainRamp: GainRamp, resampler: consuming Resampler?, channels: Int, drift: DriftController) {
         self.gainRamp = gainRamp
