@@ -1422,7 +1422,7 @@ static void test_source_timing(void) {
     }
     render_discard(e, 1, 480, 480);
     ss = source_stats(e, v);
-    CHECK(ss.buffered_ms <= 41.0f); /* dropped to the 40 ms target */
+    CHECK(ss.buffered_ms <= 61.0f && ss.buffered_ms >= 40.0f); /* dropped to the 40 ms target + one push (<= 20 ms) */
     CHECK(ss.frames_dropped > 20000);
     CHECK_U64(ss.frames_rejected, 0);
     CHECK(drain_events(e, RTMIX_EVENT_AUDIO_DROPPED) >= 1);

@@ -20,7 +20,9 @@ int main(void) {
     rtmix_source_config voice_cfg, media_cfg;
     rtmix_source_config_init(&voice_cfg, RTMIX_DOMAIN_CALL, 16000, 1);
     rtmix_source_config_init(&media_cfg, RTMIX_DOMAIN_MEDIA, 44100, 2);
-    voice_cfg.target_buffer_ms = 40;           /* optional: follow the sender's clock */
+    /* Defaults: drift compensation on (call 40 ms, media 100 ms low-water
+     * target), start when that much is buffered, call drops its oldest audio
+     * when full, media refuses what does not fit. */
     rtmix_source_id voice, media;
     if (rtmix_source_add(engine, &voice_cfg, &voice) != RTMIX_OK ||
         rtmix_source_add(engine, &media_cfg, &media) != RTMIX_OK) return 1;
@@ -48,6 +50,14 @@ int main(void) {
         if (st != RTMIX_OK) { fprintf(stderr, "capture: %s\n", rtmix_status_string(st)); return 1; }
     }
 
+    /* The player's video clock: where is its audio? (any thread, lock-free) */
+    rtmix_source_position pos;
+    rtmix_source_position_init(&pos);
+    rtmix_source_get_position(engine, media, &pos);
+    printf("media: %llu frames played, a frame pushed now plays in %.1f ms\n",
+           (unsigned long long)pos.frames_played, pos.latency_ns / 1e6);
+    rtmix_source_end(engine, media);           /* end of stream: plays out, then SOURCE_DRAINED */
+
     /* Control thread: why did audio go missing? */
     rtmix_event ev;
     rtmix_event_init(&ev);
@@ -64,7 +74,8 @@ int main(void) {
            stats.aec_erle_db, stats.aec_delay_ms);
     rtmix_engine_destroy(engine);
     int ok = stats.frames_rendered == 4800 && stats.render_calls == 10 &&
-             stats.capture_frames == 1600 && stats.capture_calls == 10;
+             stats.capture_frames == 1600 && stats.capture_calls == 10 &&
+             pos.frames_played > 0 && pos.latency_ns > 0;
     printf("readme_example: %d passed, %d failed\n", ok, !ok);
     return ok ? 0 : 1;
 }

@@ -118,8 +118,8 @@ extension EngineCore {
         return withControlLock(e) {
             guard let s = lookup(e, id) else { return RTMixError.notFound.code }
             if let g = gain { s.pointee.requestedGain.store(g) }
-            if let m = muted { s.pointee.muted.store(m ? 1 : 0) }
-            let effective = s.pointee.muted.load() == 1 ? 0 : s.pointee.requestedGain.load()
+            if let m = muted { s.pointee.muted.store(m, ordering: .relaxed) }
+            let effective = s.pointee.muted.load(ordering: .relaxed) ? 0 : s.pointee.requestedGain.load()
             s.pointee.targetGain.store(effective)
             return 0
         }
@@ -300,7 +300,7 @@ extension EngineCore {
             st.capacityFrames = s.pointee.ring.capacityFrames
             st.bufferedMs = Float(st.bufferedFrames) * 1000 / Float(s.pointee.sampleRate)
             st.gain = s.pointee.requestedGain.load()
-            st.muted = s.pointee.muted.load() == 1
+            st.muted = s.pointee.muted.load(ordering: .relaxed)
             st.driftPpm = s.pointee.driftPpm.load()
             st.driftEstimatePpm = s.pointee.driftEstimatePpm.load()
             st.lowWaterMs = s.pointee.lowWaterMs.load()

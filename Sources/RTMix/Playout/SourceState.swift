@@ -46,8 +46,8 @@ struct SourceState: ~Copyable {
     // control → render
     @usableFromInline let targetGain: AtomicFloat
     @usableFromInline let requestedGain: AtomicFloat
-    /// 1 = muted (a Float so one atomic type serves every gain field).
-    @usableFromInline let muted: AtomicFloat
+    /// Mute flag (control threads; the renderer only sees `targetGain`).
+    @usableFromInline let muted = Atomic<Bool>(false)
     // host commands (control or producer thread → render)
     @usableFromInline let paused = Atomic<Bool>(false)
     @usableFromInline let endRequested = Atomic<Bool>(false)
@@ -130,7 +130,6 @@ struct SourceState: ~Copyable {
                                                                        sampleRate: config.sampleRate)))
         targetGain = AtomicFloat(config.gain)
         requestedGain = AtomicFloat(config.gain)
-        muted = AtomicFloat(0)
     }
 
     /// Same rate and no drift compensation: the ring is read directly (bypass).
