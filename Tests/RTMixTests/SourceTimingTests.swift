@@ -136,6 +136,7 @@ final class SourceTimingTests: XCTestCase {
             var worst: Float = 0
             for i in 1..<out.count { worst = max(worst, abs(out[i] - out[i - 1])) }
             XCTAssertLessThanOrEqual(worst, toneStep + fadeStep, "gap at \(gapAt): largest step \(worst)")
+            print("underrun at frame \(gapAt) of a block: largest step \(worst) (tone's own \(toneStep), + fade \(fadeStep))")
             XCTAssertEqual(try e.stats(for: id).underrunEvents, 1)
         }
     }
@@ -352,6 +353,7 @@ final class SourceTimingTests: XCTestCase {
             let p = try e.position(of: voice)
             let latencyMs = Double(p.latencyNs) / 1e6
             XCTAssertLessThanOrEqual(latencyMs, 40 + 20 + 10, "explicit \(explicit): call latency \(latencyMs) ms")
+            print("stall/interruption (explicit \(explicit)): call latency on the first callback \(latencyMs) ms, dropped \(v.framesDropped) frames")
             XCTAssertGreaterThan(v.framesDropped, 0)
             // Media: nothing lost, it resumed where it stopped.
             let m = try e.stats(for: media)
@@ -402,6 +404,7 @@ final class SourceTimingTests: XCTestCase {
             let peak = window.indices.max { abs(out[$0]) < abs(out[$1]) }!
             let errorMs = (Double(peak) - predicted) / 48
             XCTAssertEqual(errorMs, 0, accuracy: 1, "marker at \(predicted): error \(errorMs) ms")
+            print("position: marker predicted at output frame \(Int(predicted)), came out at \(peak): error \(errorMs) ms")
         }
     }
 }

@@ -6,7 +6,11 @@
 /// next callback needs and is called OUTSIDE the measured part.
 ///
 /// - `engine*`: the real `Engine` (default config: SINC_FASTEST, ramps,
-///   limiter, stats), sources fed by `push` from preallocated PCM.
+///   limiter, stats; default source configs, i.e. drift compensation on,
+///   which sends every source through libsamplerate), sources fed by `push`
+///   from preallocated PCM. `engine8-untimed` and `engine-bypass` turn drift
+///   compensation off (`SourceConfig.untimed()`): the 16 kHz voices then use
+///   speexdsp and a same-rate source the bit-exact bypass.
 /// - `floor*`: the bare minimum for the same work: one `src_process` per
 ///   resampled source (SRC_SINC_FASTEST, same ratio and frame counts) from
 ///   preallocated input, summed into a stereo float buffer (mono duplicated).
@@ -44,6 +48,7 @@ public enum CaseName: String, CaseIterable, Sendable {
     case engine1 = "engine1"
     case floor1 = "floor1"
     case engine8 = "engine8"
+    case engine8Untimed = "engine8-untimed"
     case floor8 = "floor8"
     case floor8Backends = "floor8-backends"
     case engineBypass = "engine-bypass"
@@ -55,6 +60,7 @@ public enum CaseName: String, CaseIterable, Sendable {
         case .engine1: return "Engine 1 source"
         case .floor1: return "Floor 1 source"
         case .engine8: return "Engine 8 sources"
+        case .engine8Untimed: return "Engine 8 sources drift off"
         case .floor8: return "Floor 8 sources"
         case .floor8Backends: return "Floor 8 sources engine backends"
         case .engineBypass: return "Engine 1 source bypass"
@@ -64,16 +70,19 @@ public enum CaseName: String, CaseIterable, Sendable {
 
     public var isEngine: Bool {
         switch self {
-        case .engine1, .engine8, .engineBypass: return true
+        case .engine1, .engine8, .engine8Untimed, .engineBypass: return true
         default: return false
         }
     }
+
+    /// Engine cases with drift compensation off.
+    public var untimed: Bool { self == .engine8Untimed || self == .engineBypass }
 
     public var sources: [SourceSpec] {
         switch self {
         case .engine1, .floor1:
             return [SourceSpec(kind: .media, rate: 44_100, channels: 2)]
-        case .engine8, .floor8, .floor8Backends:
+        case .engine8, .engine8Untimed, .floor8, .floor8Backends:
             return [SourceSpec(kind: .media, rate: 44_100, channels: 2),
                     SourceSpec(kind: .media, rate: 44_100, channels: 2)]
                 + Array(repeating: SourceSpec(kind: .voice, rate: 16_000, channels: 1), count: 6)
@@ -97,7 +106,7 @@ public protocol RenderCase: AnyObject {
 
 public func makeCase(_ name: CaseName) throws -> any RenderCase {
     let c: any RenderCase = name.isEngine
-        ? try EngineCase(name.sources)
+        ? try EngineCase(name.sources, untimed: name.untimed)
         : FloorCase(name.sources, backends: name == .floor8Backends ? .engine : .libsamplerate)
     // Warm up: first-use costs (lazy globals, generic metadata, page faults,
     // resampler filter start-up) stay out of every measurement.

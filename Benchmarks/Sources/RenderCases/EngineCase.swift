@@ -7,7 +7,7 @@ final class EngineCase: RenderCase {
     let loops: [SignalLoop]
     let output: UnsafeMutableBufferPointer<Float>
 
-    init(_ specs: [SourceSpec]) throws {
+    init(_ specs: [SourceSpec], untimed: Bool = false) throws {
         var config = EngineConfig()
         config.sampleRate = outputRate
         config.channels = outputChannels
@@ -15,8 +15,9 @@ final class EngineCase: RenderCase {
         var ids: [SourceID] = []
         var loops: [SignalLoop] = []
         for (i, spec) in specs.enumerated() {
-            let sc = SourceConfig(domain: spec.kind == .media ? .media : .call,
+            var sc = SourceConfig(domain: spec.kind == .media ? .media : .call,
                                   sampleRate: spec.rate, channels: spec.channels)
+            if untimed { sc.untimed() }
             ids.append(try engine.addSource(sc))
             loops.append(SignalLoop(spec, index: i, tail: spec.framesPerCallback))
         }
