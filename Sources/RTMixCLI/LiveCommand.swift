@@ -50,6 +50,12 @@ struct Live: ParsableCommand {
     @Option(help: "Gain of the media in publish.wav (0–16). With 0 the host measures ERLE itself (mic / publish).")
     var publishGain: Float = 0.5
 
+    @Option(help: "Echo-canceller tail in ms (10–1000; engine default 200).")
+    var aecTailMs = 200
+
+    @Flag(help: "Cancel the echo of the mono downmix of the output (aec_stereo_reference = 0) instead of each channel's.")
+    var monoReference = false
+
     @Option(help: "Playout-to-capture delay hint in ms (default: none, the engine estimates it).")
     var delayHintMs: Int?
 
@@ -107,6 +113,7 @@ struct Live: ParsableCommand {
         guard publishGain.isFinite, (0...16).contains(publishGain) else { throw ValidationError("--publish-gain must be 0–16") }
         if let d = delayHintMs, !(0...1000).contains(d) { throw ValidationError("--delay-hint-ms must be 0–1000") }
         if let l = latencyMs, !(l.isFinite && l > 0 && l <= 2000) { throw ValidationError("--latency-ms must be in (0, 2000]") }
+        guard (10...1000).contains(aecTailMs) else { throw ValidationError("--aec-tail-ms must be 10–1000") }
         if let n = loadThreads, !(0...8).contains(n) { throw ValidationError("--load-threads must be 0–8") }
         if check && seconds == 0 { throw ValidationError("--check needs --seconds") }
         if check && markers == 0 { throw ValidationError("--check needs --markers (the independent latency measurement)") }
@@ -218,6 +225,8 @@ final class LiveRun {
         config.maxFrames = min(16_384, max(4096, o.period))
         config.captureRate = rate
         config.captureChannels = 1
+        config.aecStereoReference = !o.monoReference
+        config.aecTailMs = o.aecTailMs
         let engine: Engine
         let voiceID: SourceID, mediaID: SourceID
         var markerID: SourceID?
@@ -228,8 +237,10 @@ final class LiveRun {
             var vc = SourceConfig(domain: .call, sampleRate: voiceFile?.rate ?? VoiceProducer.rate,
                                   channels: voiceFile?.channels ?? 1)
             // The device's clock is not the producers' clock: follow it.
+            // Servers may call back in bursts (PulseAudio through ALSA: four
+            // 10 ms callbacks every 40 ms): keep 60 ms, or more for long periods.
             let periodMs = Float(max(o.period, 480)) * 1000 / Float(rate)
-            vc.targetBufferMs = max(30, 2 * periodMs + 10)
+            vc.targetBufferMs = max(60, 3 * periodMs)
             voiceID = try engine.addSource(vc)
             mediaID = try engine.addSource(SourceConfig(domain: .media, sampleRate: mediaFile?.rate ?? MediaProducer.rate,
                                                         channels: mediaFile?.channels ?? MediaProducer.channels))
@@ -250,6 +261,11 @@ final class LiveRun {
             micFile: try o.record.map { p throws(CLIError) in try SoundFile(writing: p + "mic.wav", sampleRate: rate, channels: 1, encoding: .s16) },
             playFile: try o.record.map { p throws(CLIError) in try SoundFile(writing: p + "playout.wav", sampleRate: rate, channels: 1, encoding: .s16) },
             keepFrames: Int(keepSeconds * Double(rate)))
+
+        // The stream is opened (not started) before the producers start:
+        // opening can take a while, and the producers run on the wall clock.
+        let streams = try LiveStreams(out: outDevice, inp: inDevice, outChannels: outChannels, rate: rate, period: o.period,
+                                      latency: o.latencyMs.map { $0 / 1000 }, separate: o.separateStreams, host: host)
 
         // Producers: the demo's (synthetic) unless files were given.
         let voiceReport = ProducerReport(), mediaReport = ProducerReport()
@@ -286,10 +302,7 @@ final class LiveRun {
             threads.append(JoinableThread { LiveRun.load(seed: UInt64(k + 7), stop: stopProducers) })
         }
 
-        let streams: LiveStreams
         do {
-            streams = try LiveStreams(out: outDevice, inp: inDevice, outChannels: outChannels, rate: rate, period: o.period,
-                                      latency: o.latencyMs.map { $0 / 1000 }, separate: o.separateStreams, host: host)
             try streams.start(realtime: true)
         } catch {
             shared.renderDone.store(true, ordering: .releasing)
@@ -394,7 +407,8 @@ final class LiveRun {
         return LiveReport(run: self, host: host, writer: writer, engine: engine.stats(), samples: samples,
                           events: events, markers: markerList, stalls: stalls, wallSeconds: wall, streamDied: streamDied,
                           duplex: duplex, outputLatency: streams.outputLatency, inputLatency: streams.inputLatency,
-                          voice: try? engine.stats(for: voiceID), media: try? engine.stats(for: mediaID), names: names)
+                          voice: try? engine.stats(for: voiceID), media: try? engine.stats(for: mediaID),
+                          marker: markerID.flatMap { try? engine.stats(for: $0) }, names: names)
     }
 
     /// The loopback latency at one marker: the marker's peak in the played

@@ -14,7 +14,7 @@ struct LiveReport {
     let streamDied: Bool
     let duplex: Bool
     let outputLatency: Double, inputLatency: Double
-    let voice: SourceStats?, media: SourceStats?
+    let voice: SourceStats?, media: SourceStats?, marker: SourceStats?
     let names: [SourceID: String]
 
     /// Checks that failed (empty without --check).
@@ -30,10 +30,17 @@ struct LiveReport {
 
     /// Host-measured ERLE windows outside the settle time and outside stalls + recovery.
     var steadyErle: [Double] {
-        writer.erleWindows.filter { w in
-            let t = Double(w.start) / Double(o.rate)
-            return t >= o.settleSeconds && !stalls.contains { s in t + 1 > s.startT && t < (s.endT ?? .infinity) + o.recoverySeconds }
-        }.map(\.db)
+        writer.erleWindows.filter { steady(Double($0.start) / Double(o.rate), length: 1) }.map(\.db)
+    }
+
+    /// Whether time t (s) is outside the settle time and outside every stall and its recovery.
+    func steady(_ t: Double, length: Double = 0) -> Bool {
+        t >= o.settleSeconds && !stalls.contains { s in t + length > s.startT && t < (s.endT ?? .infinity) + o.recoverySeconds }
+    }
+
+    /// The engine's ERLE statistic sampled every 100 ms at steady times (after it first reported one).
+    var steadyEngineErle: [Double] {
+        samples.filter { steady($0.t) && $0.erleDb != 0 }.map { Double($0.erleDb) }
     }
 
     var text: String {
@@ -66,16 +73,22 @@ struct LiveReport {
             + "input underflow \(host.inputUnderflows.load(ordering: .relaxed)), output overflow \(host.outputOverflows.load(ordering: .relaxed)), "
             + "priming \(host.primingCallbacks.load(ordering: .relaxed)); callbacks without input \(host.missingInput.load(ordering: .relaxed))")
         add("engine", "\(engine.renderCalls) render calls, underrun frames \(engine.underrunFrames) (voice \(voice?.underrunFrames ?? 0) in "
-            + "\(voice?.underrunEvents ?? 0) events, media \(media?.underrunFrames ?? 0) in \(media?.underrunEvents ?? 0)); errors render "
+            + "\(voice?.underrunEvents ?? 0) events, media \(media?.underrunFrames ?? 0) in \(media?.underrunEvents ?? 0)"
+            + (marker.map { ", the marker source idle between markers \($0.underrunFrames)" } ?? "") + "); errors render "
             + "\(host.renderErrors.load(ordering: .relaxed)) capture \(host.captureErrors.load(ordering: .relaxed)); writer ring drops "
             + "\(host.playRing.dropped.load(ordering: .relaxed) + host.capRing.dropped.load(ordering: .relaxed)) frames")
         add("capture", "delay \(fixed(Double(cs.delayMs), 2)) ms in use (\(cs.delaySource)), estimator \(fixed(Double(cs.estimatedDelayMs), 2)) ms "
             + "(confidence \(fixed(Double(cs.estimateConfidence), 1))), \(cs.delayChanges) changes; ERLE \(fixed(Double(cs.erleDb), 1)) dB; "
-            + "drift \(fixed(Double(cs.driftPpm), 1)) ppm; resets \(cs.resets); calls without reference \(cs.callsWithoutReference)")
+            + "drift \(fixed(Double(cs.driftPpm), 1)) ppm; double talk \(fixed(Double(cs.doubleTalkFrames) / Double(o.rate), 1)) s; resets \(cs.resets); calls without reference \(cs.callsWithoutReference)")
         let erle = steadyErle.sorted()
         if o.publishGain == 0, !erle.isEmpty {
-            add("ERLE (host)", "mic / publish power per second after \(fixed(o.settleSeconds, 0)) s: median \(fixed(erle[erle.count / 2], 1)) dB, "
+            add("ERLE (host)", "mic / publish power per second at steady times: median \(fixed(erle[erle.count / 2], 1)) dB, "
                 + "min \(fixed(erle.first!, 1)) dB, max \(fixed(erle.last!, 1)) dB over \(erle.count) s")
+        }
+        let ee = steadyEngineErle.sorted()
+        if !ee.isEmpty {
+            add("ERLE (engine)", "statistic sampled every 100 ms at steady times: median \(fixed(ee[ee.count / 2], 1)) dB, "
+                + "10th percentile \(fixed(ee[ee.count / 10], 1)) dB over \(ee.count) samples")
         }
         add("levels", "played peak \(decibels(Double(writer.playLevel.peak))) rms \(decibels(writer.playLevel.rms)); mic peak "
             + "\(decibels(Double(writer.micLevel.peak))) rms \(decibels(writer.micLevel.rms)); publish rms \(decibels(writer.pubLevel.rms))")
@@ -114,9 +127,7 @@ struct LiveReport {
                   "no non-finite samples (played, mic, publish: \(nonFinite); engine \(engine.nonfiniteSamples), capture \(cs.nonfiniteSamples))"))
         r.append((writer.micLevel.rms > 1e-3, "the input returned the playout (mic rms \(decibels(writer.micLevel.rms)))"))
         // Delay: every measured marker outside the settle time and stall recovery.
-        let judged = markers.filter { m in
-            m.t >= o.settleSeconds && !stalls.contains { s in m.t + 1 > s.startT && m.t < (s.endT ?? .infinity) + o.recoverySeconds }
-        }
+        let judged = markers.filter { steady($0.t, length: 1) }
         let measured = judged.compactMap { m -> (Double, Float)? in
             guard let l = m.measuredMs, m.correlation >= 0.9, let d = m.engineDelayMs else { return nil }
             return (l, d)
@@ -129,7 +140,11 @@ struct LiveReport {
         r.append((cs.delaySource == .estimator || o.delayHintMs != nil, "the delay in use comes from the engine's estimator (\(cs.delaySource))"))
         let erle = steadyErle.sorted()
         let median = erle.isEmpty ? -Double.infinity : erle[erle.count / 2]
-        r.append((Double(cs.erleDb) >= o.minErleDb, "engine ERLE \(fixed(Double(cs.erleDb), 1)) dB ≥ \(fixed(o.minErleDb, 0)) dB at the end"))
+        let engineErle = steadyEngineErle.sorted()
+        let engineMedian = engineErle.isEmpty ? -Double.infinity : engineErle[engineErle.count / 2]
+        r.append((engineErle.count >= 10 && engineMedian >= o.minErleDb,
+                  "engine ERLE statistic (every 100 ms at steady times) median \(engineMedian.isFinite ? fixed(engineMedian, 1) : "-") dB "
+                  + "≥ \(fixed(o.minErleDb, 0)) dB over \(engineErle.count) samples (at the end: \(fixed(Double(cs.erleDb), 1)) dB)"))
         if o.publishGain == 0 {
             r.append((erle.count >= 3 && median >= o.minErleDb,
                       "host-measured ERLE (mic / publish per second, after \(fixed(o.settleSeconds, 0)) s and outside stalls) median "
