@@ -279,12 +279,27 @@ final class LiveRun {
         if let mediaFile { mediaFile.topUp(engine: engine, id: mediaID) } else {
             mediaProducer.topUp(engine: engine, id: mediaID, untilMs: MediaProducer.prefillMs, report: mediaReport, observe: false)
         }
-        let totalBlocks = o.seconds > 0 ? Int(o.seconds * 100) + 1000 : 864_000_000
-        let shared = DemoShared(engine: engine, voice: voiceID, media: mediaID, fast: false, totalBlocks: totalBlocks,
-                                startNs: monotonicNs())
         let stopProducers = Atomic<Bool>(false)
         installStopSignals()
         var threads = [JoinableThread { writer.run() }]
+        do {
+            try streams.start(realtime: true)
+        } catch {
+            writer.done.store(true, ordering: .releasing)
+            for t in threads { t.join() }
+            throw error
+        }
+        // Starting can take a while (PulseAudio: up to ~2 s before the
+        // first callback). The producers run on the wall clock: start them
+        // with the audio, or the voice would pile up before it plays.
+        let firstWait = monotonicNs()
+        while host.callbacks.load(ordering: .relaxed) == 0 && monotonicNs() - firstWait < 10_000_000_000
+                && !stopRequested.load(ordering: .relaxed) {
+            usleep(1_000)
+        }
+        let totalBlocks = o.seconds > 0 ? Int(o.seconds * 100) + 1000 : 864_000_000
+        let shared = DemoShared(engine: engine, voice: voiceID, media: mediaID, fast: false, totalBlocks: totalBlocks,
+                                startNs: monotonicNs())
         if let voiceFile {
             threads.append(JoinableThread { voiceFile.run(engine: engine, id: voiceID, stop: stopProducers) })
         } else {
@@ -302,15 +317,6 @@ final class LiveRun {
             threads.append(JoinableThread { LiveRun.load(seed: UInt64(k + 7), stop: stopProducers) })
         }
 
-        do {
-            try streams.start(realtime: true)
-        } catch {
-            shared.renderDone.store(true, ordering: .releasing)
-            stopProducers.store(true, ordering: .releasing)
-            writer.done.store(true, ordering: .releasing)
-            for t in threads { t.join() }
-            throw error
-        }
         let startNs = monotonicNs()
         print("live: running: output '\(outDevice.name)', input '\(inDevice.name)', \(rate) Hz, "
               + "\(o.period == 0 ? "host-chosen" : "\(o.period)-frame") periods, "
