@@ -68,6 +68,17 @@ static int callback(const void *in, void *out, unsigned long frames,
     return paContinue;
 }
 
+/* The producer's signal at 16 kHz. */
+static void next_voice(float *out, int n) {
+    static uint32_t seed = 1, t = 0;
+    for (int i = 0; i < n; i++, t++) {
+        seed = seed * 1664525u + 1013904223u; /* LCG noise in [-1, 1) */
+        float noise = (float)(seed >> 8) / 8388608.0f - 1.0f;
+        float env = 0.5f + 0.5f * (float)sin(TWO_PI * 3.0 * t / 16000);
+        out[i] = 0.3f * env * noise;
+    }
+}
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -130,12 +141,13 @@ int main(int argc, char **argv) {
      * thread; sources and gains are kept), reopen and restart. The capture
      * rate is fixed at creation: a new capture rate needs a new engine. */
 
-    /* Producer (this thread): 20 ms of a 440 Hz tone whenever < 60 ms is buffered. */
+    /* Producer (this thread): 20 ms of "voice" whenever < 60 ms is buffered:
+     * noise in 3 Hz syllables (a pure tone would do too, but its echo delay
+     * is ambiguous: the estimator needs a signal that does not repeat). */
     float tone[320];
-    double phase = 0;
     uint32_t accepted;
     for (int k = 0; k < 3; k++) { /* prefill before the device starts */
-        for (int i = 0; i < 320; i++) { tone[i] = 0.3f * (float)sin(phase); phase += TWO_PI * 440 / 16000; }
+        next_voice(tone, 320);
         rtmix_source_push_f32(h.engine, voice, tone, 320, &accepted);
     }
     if ((pe = Pa_StartStream(stream)) != paNoError) {
@@ -152,7 +164,7 @@ int main(int argc, char **argv) {
     rtmix_event_init(&ev);
     while (now_s() < end && Pa_IsStreamActive(stream) == 1) {
         if (rtmix_source_get_stats(h.engine, voice, &ss) == RTMIX_OK && ss.buffered_ms < 60) {
-            for (int i = 0; i < 320; i++) { tone[i] = 0.3f * (float)sin(phase); phase += TWO_PI * 440 / 16000; }
+            next_voice(tone, 320);
             rtmix_source_push_f32(h.engine, voice, tone, 320, &accepted);
         }
         /* Control thread: events say why audio went missing. */
