@@ -257,7 +257,8 @@ final class LiveRun {
         }
 
         let host = LiveHost(engine: engine, rate: rate, outChannels: outChannels, chunk: config.maxFrames)
-        let keepSeconds = o.markers > 0 && o.seconds > 0 ? min(o.seconds + 2, 900) : 0
+        // The marker measurement keeps both signals in memory: at most 5 minutes.
+        let keepSeconds = o.markers > 0 && o.seconds > 0 ? min(o.seconds + 2, 300) : 0
         let writer = LiveWriter(
             host: host,
             publishFile: try SoundFile(writing: o.publishPath, sampleRate: rate, channels: 1, encoding: .s16),

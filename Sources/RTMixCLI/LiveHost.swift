@@ -115,15 +115,18 @@ final class LiveHost: @unchecked Sendable {
                   renders: Bool, captures: Bool) {
         let start = monotonicNs()
         callbacks.add(1, ordering: .relaxed)
-        if renders || !captures {
+        // Interval, sizes and whole-callback time: measured on the output
+        // side only (with separate streams the input callback runs on
+        // another thread, and these are single-writer).
+        if renders {
             if previousStart != 0 { interval.record(ns: start &- previousStart) }
             previousStart = start
+            if frames < minFrames.load(ordering: .relaxed) { minFrames.store(frames, ordering: .relaxed) }
+            if frames > maxFrames.load(ordering: .relaxed) { maxFrames.store(frames, ordering: .relaxed) }
+            if previousFrames != 0 && frames != previousFrames { sizeChanges.add(1, ordering: .relaxed) }
+            previousFrames = frames
         }
         lastCallbackNs.store(start, ordering: .releasing)
-        if frames < minFrames.load(ordering: .relaxed) { minFrames.store(frames, ordering: .relaxed) }
-        if frames > maxFrames.load(ordering: .relaxed) { maxFrames.store(frames, ordering: .relaxed) }
-        if previousFrames != 0 && frames != previousFrames { sizeChanges.add(1, ordering: .relaxed) }
-        previousFrames = frames
         // PortAudio's status flags (paInputUnderflow 1, paInputOverflow 2,
         // paOutputUnderflow 4, paOutputOverflow 8, paPrimingOutput 16).
         if flags & 1 != 0 { inputUnderflows.add(1, ordering: .relaxed) }
@@ -187,7 +190,7 @@ final class LiveHost: @unchecked Sendable {
             raisePeak(micPeakBits, peak)
             captureTime.record(ns: captureNs)
         }
-        callbackTime.record(ns: monotonicNs() &- start)
+        if renders { callbackTime.record(ns: monotonicNs() &- start) }
     }
 
     @inline(__always)
