@@ -12,7 +12,8 @@ import PackageDescription
 // - RTMixSignals   test and demo signals: synthetic speech and music, and an
 //                  echo-path simulation (room, delay, drift, noise). Not linked
 //                  into librtmix.
-// - rtmix-cli      demo, file mixer and echo-canceller tools (may use anything).
+// - rtmix-cli      demo, file mixer, echo-canceller tools and the live device
+//                  host on PortAudio (may use anything).
 let package = Package(
     name: "RTMix",
     products: [
@@ -30,6 +31,10 @@ let package = Package(
                        providers: [.apt(["libspeexdsp-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
+        // PortAudio (ALSA, PulseAudio via ALSA's pulse plugin, JACK) for
+        // `rtmix-cli live` only: librtmix never links it.
+        .systemLibrary(name: "CPortAudio", pkgConfig: "portaudio-2.0",
+                       providers: [.apt(["portaudio19-dev"])]),
         .systemLibrary(name: "CRTMixSupport"),
         .systemLibrary(name: "CRTMixHeader"),
         .target(
@@ -47,7 +52,7 @@ let package = Package(
         .executableTarget(
             name: "RTMixCLI",
             dependencies: [
-                "RTMix", "RTMixSignals", "CSndFile",
+                "RTMix", "RTMixSignals", "CSndFile", "CPortAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

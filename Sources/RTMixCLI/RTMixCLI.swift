@@ -5,7 +5,7 @@ import ArgumentParser
 struct RTMixCLI: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtmix-cli",
-        abstract: "RTMix real-time mixer: a self-contained demo and an offline file mixer.",
-        subcommands: [Demo.self, Mix.self, Aec.self, AecSim.self],
+        abstract: "RTMix real-time mixer: a self-contained demo, an offline file mixer, echo-canceller tools and a live device host.",
+        subcommands: [Demo.self, Mix.self, Aec.self, AecSim.self, Live.self],
         defaultSubcommand: Demo.self)
 }
