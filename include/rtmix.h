@@ -502,7 +502,8 @@ int32_t rtmix_engine_set_output_latency_ns(rtmix_engine *engine, uint64_t ns);
  * retired at once. When it ends (on = 0), the next render resumes: call
  * sources drop audio older than their target (latency does not grow),
  * media continues where it stopped; both fade in. The same resume happens
- * by itself when render calls stop for more than four block periods.
+ * by itself when render calls stop for more than four block periods (and
+ * at least 100 ms: audio servers deliver callbacks in bursts).
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine).
  * Thread safety: control threads. Real-time safe: no (takes the control
  * lock); never blocks the render or producer threads. */

@@ -403,7 +403,12 @@ final class LiveRun {
                     let w = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(marker.count - 1))
                     marker[i] = Float(w) * 0.7 * markerRng.uniform(-1, 1)
                 }
+                // Each marker is a short stream of its own: reopen (flush
+                // clears the previous end), push, end (it drains instead of
+                // reporting an underrun).
+                try? engine.flush(markerID)
                 let pushed = marker.withUnsafeBufferPointer { (try? engine.push($0, to: markerID, channels: 1)) ?? 0 }
+                try? engine.endSource(markerID)
                 if pushed == marker.count {
                     markerList.append(LiveMarker(t: t, playedFrom: Int(es.framesRendered)))
                 }

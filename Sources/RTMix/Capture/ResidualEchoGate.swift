@@ -44,6 +44,8 @@ struct ResidualEchoGate {
     @usableFromInline let closeStep: Float
     /// The last frame was judged near-end talk over an active far end.
     @usableFromInline var doubleTalk = false
+    /// The previous frame passed the near-end test (onset confirmation).
+    @usableFromInline var nearEndBefore = false
 
     static var farEndFloor: Float { @_noLocks get { 1e-7 } }  // -70 dBFS
     static var marginRatio: Float { @_noLocks get { 2 } }  // 3 dB
@@ -98,7 +100,15 @@ struct ResidualEchoGate {
                 erl *= echoRatio > erl ? 1.0233 : 0.99770
                 erl = max(1e-6, min(1e3, erl))
             }
-            if nearEnd {
+            // The gate opens on two near-end frames in a row (or one strong
+            // one): on a loop with no room (0 dB echo return loss, a
+            // near-perfect canceller) each test alone passes a few percent
+            // of pure-echo frames by chance, and single-frame coincidences
+            // held the gate open for 400 ms each (found by the PulseAudio
+            // loopback test of rtmix-cli live).
+            let confirmed = nearEnd && (nearEndBefore || ratio > ResidualEchoGate.strongRatio * leak)
+            nearEndBefore = nearEnd
+            if confirmed {
                 hold = ResidualEchoGate.holdFrames
                 doubleTalk = true
             } else if hold > 0 {
@@ -108,6 +118,7 @@ struct ResidualEchoGate {
             }
         } else {
             hold = 0
+            nearEndBefore = false
         }
         let target: Float = open ? 1 : floorGain
         var g = gain

@@ -41,8 +41,9 @@ struct SlotControl {
 ///
 /// `seq` is odd while a render pass runs. `lastEndNs` is the engine clock
 /// when the last pass ended and `lastBlockNs` that block's duration: a
-/// renderer whose last pass ended more than `idleBlocks` block periods ago
-/// is judged stopped (hosts stop devices without telling anyone).
+/// renderer whose last pass ended more than `idleBlocks` block periods ago,
+/// and at least `minIdleNs`, is judged stopped (hosts stop devices without
+/// telling anyone).
 @usableFromInline
 struct RenderPasses: ~Copyable {
     @usableFromInline let seq = Atomic<UInt64>(0)
@@ -50,8 +51,10 @@ struct RenderPasses: ~Copyable {
     @usableFromInline let lastBlockNs = Atomic<UInt64>(0)
     /// Block periods without a pass after which the renderer is stopped.
     @usableFromInline static var idleBlocks: UInt64 { @_noLocks get { 4 } }
-    /// Floor of that judgement, so tiny blocks do not make it twitchy.
-    @usableFromInline static var minIdleNs: UInt64 { @_noLocks get { 2_000_000 } }
+    /// Floor of that judgement: audio servers deliver callbacks in bursts
+    /// (PulseAudio through ALSA: 10 ms callbacks up to 75 ms apart,
+    /// measured by scripts/live-check), which must not look like a stop.
+    @usableFromInline static var minIdleNs: UInt64 { @_noLocks get { 100_000_000 } }
     init() {}
 
     /// Render thread, before touching any slot.
