@@ -26,10 +26,8 @@ struct RingRegions {
 /// wraps after 2^31 frames (12 h at 48 kHz). Only their difference `w &- r`
 /// (0...capacity) is ever compared, which wrapping keeps exact; the slot is
 /// `index & mask` (capacity is a power of two, so this is continuous across
-/// the wrap). The producer publishes
-/// written frames with a release store of `writeIndex`, the consumer
-/// acquires it before reading; symmetrically for `readIndex`. Each side's
-/// own index is loaded `.relaxed` because only that side ever stores it.
+/// the wrap). The index pair and its memory ordering are `SPSCIndices`
+/// (shared with `EventQueue`).
 ///
 /// Usage (miniaudio-style acquire/commit): `writableRegions` → fill →
 /// `commitWrite`; `readableRegions` → read → `commitRead`. The ring never
@@ -40,16 +38,15 @@ struct SPSCRing: ~Copyable {
     @usableFromInline let capacityFrames: Int
     @usableFromInline let channels: Int
     @usableFromInline let mask: Int
-    @usableFromInline let writeIndex: Atomic<Int>
-    @usableFromInline let readIndex: Atomic<Int>
+    /// The wrap-safe index pair (shared with `EventQueue`).
+    @usableFromInline let indices: SPSCIndices
 
     /// `capacityFrames` must be a power of two. `startIndex` (tests only)
     /// starts both counters elsewhere than 0, e.g. just below `Int.max` to
     /// exercise the wrap.
     init(capacityFrames: Int, channels: Int, startIndex: Int = 0) {
         precondition(capacityFrames > 0 && capacityFrames & (capacityFrames - 1) == 0)
-        writeIndex = Atomic(startIndex)
-        readIndex = Atomic(startIndex)
+        indices = SPSCIndices(start: startIndex)
         self.capacityFrames = capacityFrames
         self.channels = channels
         self.mask = capacityFrames - 1
@@ -72,17 +69,14 @@ struct SPSCRing: ~Copyable {
     /// Space the producer may fill, at most `maxFrames`.
     @_noLocks
     func writableRegions(maxFrames: Int) -> RingRegions {
-        let w = writeIndex.load(ordering: .relaxed)  // own index
-        let r = readIndex.load(ordering: .acquiring)  // consumer has finished reading up to r
-        let free = capacityFrames - (w &- r)
-        return regions(start: w, frames: min(free, maxFrames))
+        let (w, used) = indices.producerView()
+        return regions(start: w, frames: min(capacityFrames - used, maxFrames))
     }
 
     /// Publishes `frames` frames written into `writableRegions`.
     @_noLocks
     func commitWrite(_ frames: Int) {
-        let w = writeIndex.load(ordering: .relaxed)
-        writeIndex.store(w &+ frames, ordering: .releasing)
+        indices.commitWrite(frames)
     }
 
     // MARK: consumer
@@ -90,16 +84,14 @@ struct SPSCRing: ~Copyable {
     /// Frames the consumer may read, at most `maxFrames`.
     @_noLocks
     func readableRegions(maxFrames: Int) -> RingRegions {
-        let r = readIndex.load(ordering: .relaxed)  // own index
-        let w = writeIndex.load(ordering: .acquiring)  // producer's writes up to w are visible
-        return regions(start: r, frames: min(w &- r, maxFrames))
+        let (r, available) = indices.consumerView()
+        return regions(start: r, frames: min(available, maxFrames))
     }
 
     /// Releases `frames` frames read from `readableRegions` back to the producer.
     @_noLocks
     func commitRead(_ frames: Int) {
-        let r = readIndex.load(ordering: .relaxed)
-        readIndex.store(r &+ frames, ordering: .releasing)
+        indices.commitRead(frames)
     }
 
     // MARK: any thread
@@ -107,8 +99,6 @@ struct SPSCRing: ~Copyable {
     /// Frames currently buffered (approximate while both sides run).
     @_noLocks
     func bufferedFrames() -> Int {
-        let r = readIndex.load(ordering: .acquiring)
-        let w = writeIndex.load(ordering: .acquiring)
-        return max(0, min(capacityFrames, w &- r))
+        indices.buffered(capacity: capacityFrames)
     }
 }
