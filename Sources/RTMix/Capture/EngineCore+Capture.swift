@@ -105,7 +105,15 @@ extension EngineCore {
     static func setClock(_ e: UnsafeMutablePointer<EngineCore>,
                          _ clock: (@convention(c) (UnsafeMutableRawPointer?) -> UInt64)?,
                          context: UnsafeMutableRawPointer?) -> Int32 {
-        guard let link = e.pointee.capture else { return RTMixError.badState.code }
+        var engineClock = EngineClock()
+        if let c = clock {
+            engineClock.function = c
+            engineClock.context = context
+        }
+        // Event timestamps, the rate limiter and stall detection use it too.
+        e.pointee.events.setClock(engineClock)
+        guard let link = e.pointee.capture else { return 0 }
+        link.pointee.events.setClock(engineClock)
         if let c = clock {
             link.pointee.clock = c
             link.pointee.clockContext = context

@@ -195,6 +195,10 @@ extension EngineCore {
             st.sourcesRemoved = control(e).pointee.sourcesRemoved
             st.captureRate = e.pointee.config.captureRate
             st.capture = captureStats(e)
+            st.duckGainDb = rtmix_support_linear_to_db(e.pointee.duckGain.load())
+            st.duckedFrames = e.pointee.duckedFrames.read()
+            st.eventsSuppressed = e.pointee.events.suppressedTotal.read()
+                &+ (e.pointee.capture?.pointee.events.suppressedTotal.read() ?? 0)
             return st
         }
     }
@@ -287,8 +291,21 @@ extension EngineCore {
     @usableFromInline
     static func nextEvent(_ e: UnsafeMutablePointer<EngineCore>) -> RawEvent? {
         withControlLock(e) {
-            if let event = e.pointee.events.next() { return event }
-            return e.pointee.capture?.pointee.events.next()
+            var event = e.pointee.events.next() ?? e.pointee.capture?.pointee.events.next()
+            if event == nil {
+                // The render thread cannot report its own absence: a
+                // stall is detected here, on the control side.
+                let now = e.pointee.events.now()
+                if let gap = e.pointee.stall.checkStalled(now: now, active: control(e).pointee.activeSources > 0) {
+                    event = RawEvent(kind: 15, source: 0, frameTime: e.pointee.framesRendered.read(),
+                                     value: Int64(truncatingIfNeeded: min(gap, UInt64(Int64.max))), timeNs: now)
+                }
+            }
+            if var ev = event, ev.domain < 0, ev.source != 0, let s = lookup(e, ev.source) {
+                ev.domain = s.pointee.domain.rawValue  // posted without one: the source's, while it exists
+                event = ev
+            }
+            return event
         }
     }
 

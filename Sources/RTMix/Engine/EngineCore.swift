@@ -46,6 +46,16 @@ struct EngineCore: ~Copyable {
     @usableFromInline let renderTimes = LatencyHistogram()
     /// Render → control: why audio went missing (see EngineEventKind).
     @usableFromInline let events = EventQueue()
+    /// Render-gap and stall detection (render and control sides).
+    @usableFromInline let stall = StallDetector()
+    /// Media ducking (render thread only) and its gain, for stats.
+    @usableFromInline let ducker: UnsafeMutablePointer<Ducker>
+    @usableFromInline let duckGain = AtomicFloat(1)
+    @usableFromInline let duckedFrames = Counter()
+    /// The limiter is in a heavy (> 6 dB) episode (render thread only).
+    @usableFromInline let limiterHeavyEpisode = Atomic<Bool>(false)
+    /// maxSources: the "no RTC sound" monitor of each slot (render thread).
+    @usableFromInline let callMonitors: UnsafeMutablePointer<CallMonitorSlot>
 
     /// Control-thread state, guarded by `controlLock` (own allocation).
     @usableFromInline let controlState: UnsafeMutablePointer<EngineControlState>
@@ -87,6 +97,10 @@ struct EngineCore: ~Copyable {
                                                      channels: config.channels, callGain: 1, mediaGain: 1))
         controlState = .allocate(capacity: 1)
         controlState.initialize(to: EngineControlState())
+        ducker = .allocate(capacity: 1)
+        ducker.initialize(to: Ducker(config: config))
+        callMonitors = .allocate(capacity: config.maxSources)
+        callMonitors.initialize(repeating: CallMonitorSlot(), count: config.maxSources)
     }
 
     deinit {
@@ -103,6 +117,9 @@ struct EngineCore: ~Copyable {
         domainCurves.deallocate()
         renderState.deallocate()
         controlState.deallocate()
+        ducker.pointee.deallocate()
+        ducker.deallocate()
+        callMonitors.deallocate()
         if let p = capture {
             p.deinitialize(count: 1)
             p.deallocate()

@@ -105,11 +105,15 @@ extension EngineCore {
         // With the capture path on, media sources are summed on their own
         // bus first (source gains only): that sum is what may be published,
         // and the local media volume is applied to it below.
+        // With ducking on, media waits on a bus too, so the call sum is
+        // known before the media is scaled (see Ducker).
         let mediaBus: UnsafeMutablePointer<Float>? = e.pointee.capture?.pointee.tap.pointee.mediaBus
+            ?? e.pointee.ducker.pointee.bus
         if let bus = mediaBus { bus.update(repeating: 0, count: frames * channels) }
 
         var underruns = 0
         let frameTime = e.pointee.framesRendered.read()
+        noteRenderStart(e, frames: frames, frameTime: frameTime)
         for i in 0..<e.pointee.config.maxSources {
             let slot = e.pointee.slots + i
             let state = slot.pointee.state.load(ordering: .sequentiallyConsistent)
@@ -125,7 +129,12 @@ extension EngineCore {
                                    domainCurve: isCall ? callCurve : mediaCurve,
                                    fadeFrames: rs.pointee.fadeFrames)
             underruns += result.underrunFrames
-            reportSourceEvents(e, source, id: slot.pointee.id.load(ordering: .relaxed), result, frameTime: frameTime)
+            let id = slot.pointee.id.load(ordering: .relaxed)
+            reportSourceEvents(e, source, id: id, result, frameTime: frameTime)
+            if isCall {
+                monitorCallAudio(e, slot: i, source, id: id, result, frames: frames,
+                                 callGain: callGain ?? rs.pointee.callRamp.current, frameTime: frameTime)
+            }
             if result.fadedOut {
                 // Last touch of this source by the renderer.
                 _ = slot.pointee.state.compareExchange(expected: SlotState.removing, desired: SlotState.retired,
@@ -134,7 +143,10 @@ extension EngineCore {
         }
 
         if let bus = mediaBus {
-            addMediaBus(bus, into: out, frames: frames, channels: channels, gain: mediaGain, curve: mediaCurve)
+            // `out` holds the call sources only here.
+            let localMedia = duckMedia(e, callSum: out, frames: frames, channels: channels,
+                                       mediaGain: mediaGain, mediaCurve: mediaCurve)
+            addMediaBus(bus, into: out, frames: frames, channels: channels, gain: localMedia, curve: mediaCurve)
         }
 
         let wasLimiting = rs.pointee.limiter.reduction > 0
@@ -153,6 +165,7 @@ extension EngineCore {
             e.pointee.events.post(.limiterEngaged, source: 0, frameTime: frameTime,
                                   value: Int64(millibels))
         }
+        noteLimiter(e, lowestGain: report.lowestGain, endGain: rs.pointee.limiter.gain, frameTime: frameTime)
 
         e.pointee.renderCalls.add(1)
         e.pointee.framesRendered.add(frames)
@@ -198,24 +211,25 @@ extension EngineCore {
     static func reportSourceEvents(_ e: UnsafeMutablePointer<EngineCore>, _ s: UnsafeMutablePointer<SourceState>,
                                    id: UInt32, _ result: SourceResult, frameTime: UInt64) {
         let r = s.pointee.render
+        let domain: Int32 = s.pointee.isCall ? 0 : 1
         if result.underrunEnded > 0 {
             e.pointee.events.post(.underrunEnded, source: id, frameTime: frameTime,
-                                  value: Int64(result.underrunEnded))
+                                  value: Int64(result.underrunEnded), domain: domain)
         }
         if result.underrunBegan {
             e.pointee.events.post(.underrunBegan, source: id, frameTime: frameTime,
-                                  value: Int64(result.underrunFrames))
+                                  value: Int64(result.underrunFrames), domain: domain)
         }
         let rejected = s.pointee.framesRejected.read()
         if rejected != r.pointee.reportedRejected {
             e.pointee.events.post(.bufferOverflow, source: id, frameTime: frameTime,
-                                  value: Int64(rejected &- r.pointee.reportedRejected))
+                                  value: Int64(rejected &- r.pointee.reportedRejected), domain: domain)
             r.pointee.reportedRejected = rejected
         }
         let nonfinite = s.pointee.nonfinitePushed.read()
         if nonfinite != r.pointee.reportedNonfinite {
             e.pointee.events.post(.nonfiniteInput, source: id, frameTime: frameTime,
-                                  value: Int64(nonfinite &- r.pointee.reportedNonfinite))
+                                  value: Int64(nonfinite &- r.pointee.reportedNonfinite), domain: domain)
             r.pointee.reportedNonfinite = nonfinite
         }
     }
@@ -241,6 +255,10 @@ extension EngineCore {
         /// The source had data again after an underrun episode of this many
         /// output frames (0: no episode ended).
         @usableFromInline var underrunEnded = 0
+        /// Peak |sample| of the source's audio in this block, before any
+        /// gain (< 0: not measured). Feeds the "no RTC sound" monitor
+        /// (`monitorCallAudio`): measured, it tells silent input apart.
+        @usableFromInline var inputPeak: Float = -1
         init() {}
     }
 
