@@ -93,6 +93,8 @@ struct CallAudioMonitor {
 struct CallMonitorSlot {
     /// The source id monitored (0: none yet); a new id starts over.
     @usableFromInline var id: UInt32 = 0
+    /// The output rate `monitor` was set up for.
+    @usableFromInline var rate = 0
     @usableFromInline var monitor = CallAudioMonitor(alarmFrames: 0)
     @usableFromInline var lastPushed: UInt64 = 0
     @usableFromInline var lastRendered: UInt64 = 0

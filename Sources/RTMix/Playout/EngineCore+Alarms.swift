@@ -30,11 +30,13 @@ extension EngineCore {
         let m = e.pointee.callMonitors + slot
         let pushed = s.pointee.framesPushed.read()
         let rendered = s.pointee.framesRendered.read()
-        if m.pointee.id != id {
+        let rate = e.pointee.renderState.pointee.sampleRate
+        if m.pointee.id != id || m.pointee.rate != rate {
+            // A new source in the slot, or a new output rate: start over.
             m.pointee.id = id
-            let rate = e.pointee.renderState.pointee.sampleRate
-            let ms = e.pointee.config.callAudioMissingMs
-            m.pointee.monitor.reset(alarmFrames: ms == 0 ? 0 : max(1, rate / 1000 * ms))
+            m.pointee.rate = rate
+            let ms = Int64(e.pointee.config.callAudioMissingMs)
+            m.pointee.monitor.reset(alarmFrames: Int(truncatingIfNeeded: Int64(rate) * ms / 1000))
             m.pointee.lastPushed = 0
             m.pointee.lastRendered = 0
         }
@@ -67,16 +69,18 @@ extension EngineCore {
     }
 
     /// With ducking on, after the sources are mixed: `callSum` holds the
-    /// call sources only (media waits on its bus). Detects voice in it and
+    /// call sources only (media waits on its bus); nil when no call source
+    /// was mixed. Detects voice in it and
     /// returns the media gain to apply to the bus for local playout:
     /// `mediaGain` × duck gain, constant (non-nil) or per frame in
     /// `mediaCurve` (nil). Ducking off: `mediaGain` unchanged.
     @usableFromInline @_noLocks
-    static func duckMedia(_ e: UnsafeMutablePointer<EngineCore>, callSum: UnsafePointer<Float>, frames: Int,
+    static func duckMedia(_ e: UnsafeMutablePointer<EngineCore>, callSum: UnsafePointer<Float>?, frames: Int,
                           channels: Int, mediaGain: Float?, mediaCurve: UnsafeMutablePointer<Float>) -> Float? {
         let d = e.pointee.ducker
         guard d.pointee.enabled, let duckCurve = d.pointee.curve else { return mediaGain }
-        let voice = Ducker.voiceActive(callSum, samples: frames * channels)
+        // nil: no call source in the block (nothing to detect).
+        let voice = callSum.map { Ducker.voiceActive($0, samples: frames * channels) } ?? false
         let duck = d.pointee.advance(voice: voice, frames: frames,
                                      sampleRate: e.pointee.renderState.pointee.sampleRate, curve: duckCurve)
         e.pointee.duckGain.store(d.pointee.gain)

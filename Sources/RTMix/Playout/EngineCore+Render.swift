@@ -114,6 +114,7 @@ extension EngineCore {
         var underruns = 0
         let frameTime = e.pointee.framesRendered.read()
         noteRenderStart(e, frames: frames, frameTime: frameTime)
+        var callMixed = false
         for i in 0..<e.pointee.config.maxSources {
             let slot = e.pointee.slots + i
             let state = slot.pointee.state.load(ordering: .sequentiallyConsistent)
@@ -132,6 +133,7 @@ extension EngineCore {
             let id = slot.pointee.id.load(ordering: .relaxed)
             reportSourceEvents(e, source, id: id, result, frameTime: frameTime)
             if isCall {
+                callMixed = true
                 monitorCallAudio(e, slot: i, source, id: id, result, frames: frames,
                                  callGain: callGain ?? rs.pointee.callRamp.current, frameTime: frameTime)
             }
@@ -144,7 +146,7 @@ extension EngineCore {
 
         if let bus = mediaBus {
             // `out` holds the call sources only here.
-            let localMedia = duckMedia(e, callSum: out, frames: frames, channels: channels,
+            let localMedia = duckMedia(e, callSum: callMixed ? out : nil, frames: frames, channels: channels,
                                        mediaGain: mediaGain, mediaCurve: mediaCurve)
             addMediaBus(bus, into: out, frames: frames, channels: channels, gain: localMedia, curve: mediaCurve)
         }
