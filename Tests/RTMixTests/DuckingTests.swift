@@ -143,3 +143,23 @@ final class DuckingTests: XCTestCase {
         XCTAssertEqual(bus[479], 0.5)  // what the far end is sent: not ducked
     }
 }
+
+extension DuckingTests {
+    /// Without call sources, ducking changes nothing: media is mixed exactly
+    /// as with ducking off, bit for bit.
+    func testMediaOnlyIsBitExactWithDuckingOn() throws {
+        func run(_ depth: Float) throws -> [Float] {
+            let e = makeEngine { $0.channels = 2; $0.duckDepthDb = depth }
+            try e.setDomainGain(0.7, for: .media)
+            for seed in 0..<3 {
+                let id = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 2))
+                e.pushAll(Signal.noise(frames: 4800, channels: 2, amplitude: 0.2, seed: UInt64(seed + 10)),
+                          to: id, channels: 2)
+            }
+            return e.renderFrames(4800)
+        }
+        let on = try run(-12), off = try run(0)
+        XCTAssertEqual(on.count, off.count)
+        XCTAssertEqual(zip(on, off).filter { $0 != $1 }.count, 0)  // every sample identical
+    }
+}

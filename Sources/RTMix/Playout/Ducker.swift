@@ -5,9 +5,10 @@ import CRTMixSupport
 ///
 /// Detection runs on the call sum of the current block (call sources at
 /// their source × call domain gains, before the media is added): with
-/// ducking on, the renderer sums media sources on a bus of their own
-/// (`bus`, or the capture path's media bus), so the call sum is known
-/// before the media is scaled, with no one-block lag. Voice is active while
+/// ducking on and call sources present, the renderer sums media sources on
+/// a bus of their own (`bus`, or the capture path's media bus), so the
+/// call sum is known before the media is scaled, with no one-block lag
+/// (except a new call source's first block, see `busForBlock`). Voice is active while
 /// the block's RMS reaches `threshold` (-45 dBFS: above typical comfort
 /// noise, far below speech), and stays active for `holdMs` after it falls
 /// below (the gaps between words do not pump the music).
@@ -38,6 +39,8 @@ struct Ducker {
     @usableFromInline var gain: Float = 1
     /// Output frames since voice was last detected (hold timer).
     @usableFromInline var quietFrames = Int.max / 2
+    /// The previous block mixed a call source.
+    @usableFromInline var callSeen = false
 
     init(config: EngineConfig) {
         depth = config.duckDepthDb < 0 ? rtmix_support_db_to_linear(config.duckDepthDb) : 1
@@ -62,6 +65,16 @@ struct Ducker {
     }
 
     @usableFromInline var enabled: Bool { @_noLocks get { depth < 1 } }
+
+    /// The bus media should be summed on in this block: only while there
+    /// is something to duck for (a call source in the previous block) or
+    /// the duck is still releasing. Without call sources, media is mixed
+    /// exactly as with ducking off. A call source's first block is thus
+    /// not examined: its voice is detected from its second block (one
+    /// block later, within the attack time at 10 ms blocks).
+    @usableFromInline var busForBlock: UnsafeMutablePointer<Float>? {
+        @_noLocks get { callSeen || gain < 1 ? bus : nil }
+    }
 
     /// Voice activity of one block of the call sum (`samples` interleaved
     /// samples).

@@ -108,7 +108,7 @@ extension EngineCore {
         // With ducking on, media waits on a bus too, so the call sum is
         // known before the media is scaled (see Ducker).
         let mediaBus: UnsafeMutablePointer<Float>? = e.pointee.capture?.pointee.tap.pointee.mediaBus
-            ?? e.pointee.ducker.pointee.bus
+            ?? e.pointee.ducker.pointee.busForBlock
         if let bus = mediaBus { bus.update(repeating: 0, count: frames * channels) }
 
         var underruns = 0
@@ -150,6 +150,7 @@ extension EngineCore {
                                        mediaGain: mediaGain, mediaCurve: mediaCurve)
             addMediaBus(bus, into: out, frames: frames, channels: channels, gain: localMedia, curve: mediaCurve)
         }
+        e.pointee.ducker.pointee.callSeen = callMixed
 
         let wasLimiting = rs.pointee.limiter.reduction > 0
         let report = rs.pointee.limiter.process(out, frames: frames, channels: channels)
