@@ -156,6 +156,20 @@ typedef struct rtmix_engine_config {
                                      loudspeaker paths, 1.8x the canceller's
                                      cost); 0 = one canceller on the mono
                                      downmix. Ignored for mono output. */
+    /* --- ducking and alarms (appended in 0.3; see docs/ducking.md and
+     *     docs/events.md) --- */
+    float duck_depth_db;      /* media is lowered by this much while call
+                                 voice is active (local playout only; the
+                                 published media keeps its publish gain):
+                                 -60..0 dB, default -12; 0 = ducking off
+                                 (render output then bit-exact as without) */
+    float duck_attack_ms;     /* time to reach the depth, 1..1000 ms;
+                                 default 20 */
+    float duck_release_ms;    /* time back to 0 dB once the voice (and a
+                                 100 ms hold) ended, 1..5000 ms; default 300 */
+    uint32_t call_audio_missing_ms; /* "no RTC sound" alarm: a call source
+                                 inaudible at the output for this long,
+                                 100..60000 ms; default 2000; 0 = off */
 } rtmix_engine_config;
 
 /* Overrun policies (rtmix_source_config.overrun_policy). */
@@ -256,6 +270,14 @@ typedef struct rtmix_engine_stats {
     uint64_t capture_nonfinite_samples; /* NaN/Inf mic samples, replaced
                                        by 0 */
     uint64_t capture_ns_max;        /* longest capture call */
+    /* --- ducking and alarms (appended in 0.3) --- */
+    float duck_gain_db;             /* media duck gain at the end of the
+                                       last render, <= 0 dB (0: not ducked) */
+    uint32_t reserved0;             /* 0 */
+    uint64_t ducked_frames;         /* output frames rendered with the
+                                       media ducked */
+    uint64_t events_suppressed;     /* events held back by the rate
+                                       limiter (see rtmix_engine_next_event) */
 } rtmix_engine_stats;
 
 /* aec_delay_source values. */
@@ -691,6 +713,10 @@ int32_t rtmix_domain_get_publish_gain(const rtmix_engine *engine, rtmix_domain d
  * their sample counts only, and render stalls are judged on wall time).
  * `now_ns` runs on the render and capture threads: it must be real-time
  * safe and must not call back into the engine.
+ * The same clock stamps events (rtmix_event.time_ns), times their rate
+ * limit and the render stall/resume detection, with or without capture;
+ * a host clock is then also read by control threads (in
+ * rtmix_engine_next_event), so it must be callable from any thread.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine).
  * Thread safety: control threads, only while neither render nor capture
  * runs (before the device starts). Real-time safe: no. */
@@ -765,27 +791,66 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
                                          dropped to bound its latency
                                          [frames dropped] */
 #define RTMIX_EVENT_RENDER_STALLED 15   /* the render callback stopped
-                                         arriving [ns since the last one] */
+                                         arriving: no call for 4 block
+                                         periods (at least 20 ms) while
+                                         sources exist and the output is not
+                                         marked interrupted. Detected on the
+                                         control side, by
+                                         rtmix_engine_next_event; once per
+                                         absence [ns since the last call] */
 #define RTMIX_EVENT_RENDER_RESUMED 16   /* rendering resumed after a stall or
-                                         an interruption [ns it was absent] */
+                                         an interruption: the gap since the
+                                         previous call exceeded 4 periods
+                                         [ns it was absent] */
 #define RTMIX_EVENT_CALL_AUDIO_MISSING 17 /* "no RTC sound": a call source
-                                         produced nothing audible for the
-                                         alarm interval [cause,
-                                         RTMIX_CALL_MISSING_*] */
+                                         produced nothing audible at the
+                                         output for call_audio_missing_ms;
+                                         once, re-armed when it is audible
+                                         again [cause, RTMIX_CALL_MISSING_*] */
 #define RTMIX_EVENT_DRIFT_SATURATED 18  /* a source's drift controller is at
                                          its limit (+-1000 ppm) [ppm] */
 #define RTMIX_EVENT_LIMITER_HEAVY 19    /* the limiter reduced the gain by
-                                         more than 6 dB [lowest gain,
-                                         millibels] */
+                                         more than 6 dB; once per episode
+                                         (it ends when the gain is back above
+                                         -3 dB) [lowest gain, millibels] */
+
+/* Causes of RTMIX_EVENT_CALL_AUDIO_MISSING (the event's value). */
+#define RTMIX_CALL_MISSING_NOT_FED 1      /* nothing was pushed during the
+                                             interval: the host stopped
+                                             feeding the source (or never
+                                             started) */
+#define RTMIX_CALL_MISSING_SILENT_INPUT 2 /* audio is pushed but silent
+                                             (below -60 dBFS): the far end or
+                                             the decoder delivers silence */
+#define RTMIX_CALL_MISSING_MUTED 3        /* audio is pushed and audible but
+                                             the source is muted, or source x
+                                             call domain gain makes it
+                                             inaudible */
+#define RTMIX_CALL_MISSING_STARVED 4      /* audio is pushed but never plays:
+                                             too little to start or keep
+                                             playing (underrun) */
+
+/* rtmix_event.domain of engine-wide events. */
+#define RTMIX_EVENT_DOMAIN_NONE (-1)
 
 typedef struct rtmix_event {
     uint32_t size;          /* set by rtmix_event_init */
     int32_t type;           /* RTMIX_EVENT_* */
     rtmix_source_id source; /* 0 for engine-wide events */
-    uint32_t reserved;      /* 0 */
+    int32_t domain;         /* the source's rtmix_domain;
+                               RTMIX_EVENT_DOMAIN_NONE (-1) for engine-wide
+                               events (and for a source event read after the
+                               source was removed, if the renderer did not
+                               know it). Was `reserved` (always 0) in 0.2. */
     uint64_t frame_time;    /* engine output frames rendered before the
                                block the event happened in */
     int64_t value;          /* see the type */
+    /* --- appended in 0.3 (callers with the 32-byte struct still work) --- */
+    uint64_t time_ns;       /* when it was posted: CLOCK_MONOTONIC in ns, or
+                               the host clock of rtmix_engine_set_clock */
+    uint32_t suppressed;    /* events of the same type and source held back
+                               by the rate limit just before this one */
+    uint32_t reserved;      /* 0 */
 } rtmix_event;
 
 /* Sets `ev->size` and clears the rest.
@@ -796,8 +861,17 @@ int32_t rtmix_event_init(rtmix_event *ev);
 /* Takes the oldest unread event. The renderer and the capture thread each
  * queue events (at most 256 each; render events are returned first;
  * on overflow it counts the loss and reports RTMIX_EVENT_EVENTS_DROPPED);
- * control threads read them. When the queue is empty, returns RTMIX_OK with
- * ev->type = RTMIX_EVENT_NONE.
+ * control threads read them. When the queues are empty, this call checks
+ * for a render stall (RTMIX_EVENT_RENDER_STALLED); otherwise it returns
+ * RTMIX_OK with ev->type = RTMIX_EVENT_NONE. Poll it at least every few
+ * hundred ms for timely alarms.
+ * Rate limit: each (type, source) pair may post 16 events at once and 8
+ * per second on average (on the engine's clock; sources share 16 lanes, by
+ * id). Events over the limit are dropped and counted: the next event of the
+ * pair that passes carries the count in `suppressed`, and
+ * rtmix_engine_stats.events_suppressed keeps the total.
+ * RTMIX_EVENT_EVENTS_DROPPED is never limited.
+ * ev->size: 32 (the 0.2 struct: no time_ns/suppressed) or more.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, ev->size smaller than 32).
  * Thread safety: control threads. Real-time safe: no (takes the control
  * lock); never blocks the render or producer threads. */

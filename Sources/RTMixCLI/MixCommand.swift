@@ -13,7 +13,8 @@ struct Mix: ParsableCommand {
         resampled and channel-mapped by the engine to --rate/--channels, mixed in 10 ms \
         blocks as fast as possible and limited (never clips). The output format follows the \
         extension of --output: .wav or .flac. Gains are in dB: 0 leaves a source unchanged, \
-        -6 is about half amplitude, the maximum is +24. Progress goes to stderr for inputs \
+        -6 is about half amplitude, the maximum is +24. While the voice is active the media is \
+        ducked by --duck-db (default -12; 0 = off). Progress goes to stderr for inputs \
         longer than 20 s (or with --progress); a summary goes to stdout.
         """)
 
@@ -38,6 +39,9 @@ struct Mix: ParsableCommand {
     @Option(parsing: .unconditional, help: "Media gain in dB (e.g. -12; at most +24).")
     var mediaGain: Float = 0
 
+    @Option(parsing: .unconditional, help: "Media ducking while the voice is active, in dB (-60...0; 0 = off).")
+    var duckDb: Float = -12
+
     @Option(help: "Output sample format: s16, s24 or f32 (f32 only for .wav).")
     var format: SampleEncoding = .s16
 
@@ -56,6 +60,7 @@ struct Mix: ParsableCommand {
         for (name, g) in [("--voice-gain", voiceGain), ("--media-gain", mediaGain)] {
             guard g.isFinite, g >= -120, g <= 24 else { throw ValidationError("\(name) must be between -120 and +24 dB") }
         }
+        guard duckDb.isFinite, duckDb >= -60, duckDb <= 0 else { throw ValidationError("--duck-db must be between -60 and 0 dB") }
     }
 
     func run() throws {
@@ -66,7 +71,8 @@ struct Mix: ParsableCommand {
             throw CLIError("the output '\(output)' is also an input")
         }
         let summary = try FileMixer(inputs: inputs, output: output, rate: rate, channels: channels,
-                                    format: format, showProgress: !quiet, forceProgress: progress).run()
+                                    duckDb: duckDb, format: format, showProgress: !quiet,
+                                    forceProgress: progress).run()
         if !quiet { print(summary) }
     }
 }
@@ -152,6 +158,7 @@ private struct FileMixer {
     let output: String
     let rate: Int
     let channels: Int
+    let duckDb: Float
     let format: SampleEncoding
     let showProgress: Bool
     let forceProgress: Bool
@@ -173,6 +180,7 @@ private struct FileMixer {
         var config = EngineConfig()
         config.sampleRate = rate
         config.channels = channels
+        config.duckDepthDb = duckDb
         let engine: Engine
         var mixInputs: [MixInput] = []
         do {

@@ -90,6 +90,24 @@ static void classic_timing(rtmix_source_config *sc) {
     sc->overrun_policy = RTMIX_OVERRUN_REJECT;
 }
 
+/* As make_engine, with ducking off (tests of the plain sum at full level). */
+static rtmix_engine *make_engine_no_duck(uint32_t rate, uint32_t channels, uint32_t max_frames,
+                                         uint32_t max_sources) {
+    rtmix_engine_config cfg;
+    rtmix_engine *e = NULL;
+    rtmix_engine_config_init(&cfg);
+    cfg.sample_rate = rate;
+    cfg.channels = channels;
+    cfg.max_frames = max_frames;
+    cfg.max_sources = max_sources;
+    cfg.duck_depth_db = 0.0f;
+    if (rtmix_engine_create(&cfg, &e) != RTMIX_OK) {
+        printf("FATAL: cannot create engine %u Hz %u ch\n", rate, channels);
+        exit(2);
+    }
+    return e;
+}
+
 static rtmix_source_id add_source(rtmix_engine *e, rtmix_domain d, uint32_t rate, uint32_t ch,
                                   uint32_t buffer_frames) {
     rtmix_source_config sc;
@@ -214,6 +232,10 @@ static void test_config_init(void) {
     CHECK(cfg.gain_ramp_ms == 10.0f);
     CHECK(cfg.limiter_threshold_db == -1.0f);
     CHECK_U64(cfg.resampler_quality, RTMIX_RESAMPLER_SINC_FASTEST);
+    CHECK(cfg.duck_depth_db == -12.0f);
+    CHECK(cfg.duck_attack_ms == 20.0f);
+    CHECK(cfg.duck_release_ms == 300.0f);
+    CHECK_U64(cfg.call_audio_missing_ms, 2000);
     CHECK_ST(rtmix_engine_config_init(NULL), RTMIX_ERR_INVALID_ARGUMENT);
 
     memset(&sc, 0xA5, sizeof sc);
@@ -293,6 +315,16 @@ static void test_create(void) {
     TRY_FIELD(limiter_threshold_db, -21.0f, RTMIX_ERR_INVALID_ARGUMENT);
     TRY_FIELD(limiter_threshold_db, NAN, RTMIX_ERR_INVALID_ARGUMENT);
     TRY_FIELD(resampler_quality, 4, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(duck_depth_db, 0.5f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(duck_depth_db, -61.0f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(duck_depth_db, NAN, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(duck_attack_ms, 0.5f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(duck_attack_ms, 1001.0f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(duck_release_ms, 0.0f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(duck_release_ms, 5001.0f, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(duck_release_ms, INFINITY, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(call_audio_missing_ms, 99, RTMIX_ERR_INVALID_ARGUMENT);
+    TRY_FIELD(call_audio_missing_ms, 60001, RTMIX_ERR_INVALID_ARGUMENT);
     TRY_FIELD(size, 36u - 4, RTMIX_ERR_INVALID_ARGUMENT); /* below the v0 size */
     TRY_FIELD(size, 0, RTMIX_ERR_INVALID_ARGUMENT);
 
@@ -308,6 +340,13 @@ static void test_create(void) {
     TRY_FIELD(gain_ramp_ms, 1.0f, RTMIX_OK);
     TRY_FIELD(gain_ramp_ms, 1000.0f, RTMIX_OK);
     TRY_FIELD(resampler_quality, RTMIX_RESAMPLER_LINEAR, RTMIX_OK);
+    TRY_FIELD(duck_depth_db, 0.0f, RTMIX_OK);
+    TRY_FIELD(duck_depth_db, -60.0f, RTMIX_OK);
+    TRY_FIELD(duck_attack_ms, 1.0f, RTMIX_OK);
+    TRY_FIELD(duck_release_ms, 5000.0f, RTMIX_OK);
+    TRY_FIELD(call_audio_missing_ms, 0, RTMIX_OK);
+    TRY_FIELD(call_audio_missing_ms, 100, RTMIX_OK);
+    TRY_FIELD(call_audio_missing_ms, 60000, RTMIX_OK);
 #undef TRY_FIELD
     expect_create(&base, RTMIX_OK, "defaults");
 
@@ -360,10 +399,12 @@ static void test_get_config(void) {
     /* v0 fields never move; 0.2 appended the capture fields. */
     CHECK_U64(offsetof(rtmix_engine_config, resampler_quality), 32);
     CHECK_U64(offsetof(rtmix_engine_config, capture_rate), 36);
-    CHECK_U64(sizeof(rtmix_engine_config), 64);
+    CHECK_U64(offsetof(rtmix_engine_config, duck_depth_db), 64); /* 0.3: ducking, alarms */
+    CHECK_U64(sizeof(rtmix_engine_config), 80);
     CHECK_U64(offsetof(rtmix_engine_stats, sources_removed), 104);
     CHECK_U64(offsetof(rtmix_engine_stats, capture_calls), 112);
-    CHECK_U64(sizeof(rtmix_engine_stats), 224);
+    CHECK_U64(offsetof(rtmix_engine_stats, duck_gain_db), 224);
+    CHECK_U64(sizeof(rtmix_engine_stats), 248);
     CHECK_U64(sizeof(rtmix_source_stats) >= 96, 1);
     CHECK_U64(sizeof(rtmix_source_config) >= 28, 1);
     /* A newer, larger caller struct: only the fields this library knows
@@ -1055,7 +1096,9 @@ static void test_nonfinite(void) {
 
 static void test_saturation(void) {
     enum { NSRC = 24, N = 2048 };
-    rtmix_engine *e = make_engine(48000, 2, 4096, 32);
+    /* Ducking off: a duck ramping within the block lowers the input the
+     * limiter is releasing from, and this checks saturation at full level. */
+    rtmix_engine *e = make_engine_no_duck(48000, 2, 4096, 32);
     static float in[N * 2];
     static int16_t o16[N * 2];
     static float of[N * 2];
@@ -1246,9 +1289,10 @@ static void test_events(void) {
     s = add_source(e, RTMIX_DOMAIN_CALL, 48000, 1, 0);
     CHECK_ST(rtmix_event_init(&ev), RTMIX_OK);
     CHECK_U64(ev.size, sizeof ev);
-    CHECK_U64(sizeof ev, 32);
+    CHECK_U64(sizeof ev, 48);
     CHECK_ST(rtmix_engine_next_event(e, &ev), RTMIX_OK);
     CHECK_U64(ev.type, RTMIX_EVENT_NONE);
+    CHECK(ev.domain == RTMIX_EVENT_DOMAIN_NONE);
     CHECK_ST(rtmix_source_push_f32(e, s, f, 600, NULL), RTMIX_OK);
     CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
     CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK); /* 120 frames, 360 missing */
@@ -1263,14 +1307,30 @@ static void test_events(void) {
     CHECK_U64(ev.source, s);
     CHECK_U64(ev.frame_time, 480);
     CHECK_U64(ev.value, 360);
-    CHECK_ST(rtmix_engine_next_event(e, &ev), RTMIX_OK);
-    CHECK_U64(ev.type, RTMIX_EVENT_UNDERRUN_ENDED);
-    CHECK_U64(ev.value, 360);
+    CHECK(ev.domain == RTMIX_DOMAIN_CALL);
+    CHECK(ev.time_ns > 0); /* CLOCK_MONOTONIC */
+    CHECK_U64(ev.suppressed, 0);
+    {
+        /* A caller with the 0.2 struct (32 bytes) gets the first 32 bytes
+         * and nothing past them. */
+        unsigned char raw[64];
+        rtmix_event *old = (rtmix_event *)(void *)raw;
+        memset(raw, 0xA5, sizeof raw);
+        old->size = 32;
+        CHECK_ST(rtmix_engine_next_event(e, old), RTMIX_OK);
+        CHECK_U64(old->size, 32);
+        CHECK_U64(old->type, RTMIX_EVENT_UNDERRUN_ENDED);
+        CHECK_U64(old->value, 360);
+        CHECK(raw[32] == 0xA5 && raw[47] == 0xA5);
+    }
     CHECK_ST(rtmix_engine_next_event(e, &ev), RTMIX_OK);
     CHECK_U64(ev.type, RTMIX_EVENT_NONE);
     CHECK(strcmp(rtmix_event_name(RTMIX_EVENT_UNDERRUN_BEGAN), "underrun_began") == 0);
     CHECK(strcmp(rtmix_event_name(RTMIX_EVENT_EVENTS_DROPPED), "events_dropped") == 0);
     CHECK(strcmp(rtmix_event_name(99), "unknown") == 0);
+    CHECK(strcmp(rtmix_event_name(RTMIX_EVENT_RENDER_STALLED), "render_stalled") == 0);
+    CHECK(strcmp(rtmix_event_name(RTMIX_EVENT_CALL_AUDIO_MISSING), "call_audio_missing") == 0);
+    CHECK(strcmp(rtmix_event_name(RTMIX_EVENT_LIMITER_HEAVY), "limiter_heavy") == 0);
     /* Bad input. */
     CHECK_ST(rtmix_event_init(NULL), RTMIX_ERR_INVALID_ARGUMENT);
     CHECK_ST(rtmix_engine_next_event(NULL, &ev), RTMIX_ERR_INVALID_ARGUMENT);
@@ -1307,7 +1367,7 @@ static int drain_events(rtmix_engine *e, int32_t type) {
 }
 
 static void test_source_timing(void) {
-    rtmix_engine *e = make_engine(48000, 1, 4096, 8);
+    rtmix_engine *e = make_engine_no_duck(48000, 1, 4096, 8); /* levels without ducking (test_ducking) */
     rtmix_source_config sc;
     rtmix_source_id s = 0, p = 0, v = 0;
     rtmix_source_position pos;
@@ -1468,6 +1528,167 @@ static void test_source_timing(void) {
     CHECK_ST(rtmix_engine_set_interrupted(e, 0), RTMIX_OK);
     CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
     CHECK(out[0] < 0.1f && fabsf(out[479] - 0.5f) < 0.01f); /* media resumes, fading in */
+    rtmix_engine_destroy(e);
+}
+
+/* Ducking: media lowered by duck_depth_db while call voice is active,
+ * composed with the media volume; depth 0 = off, bit-exact. */
+static rtmix_engine *make_duck_engine(float depth_db) {
+    rtmix_engine_config cfg;
+    rtmix_engine *e = NULL;
+    rtmix_engine_config_init(&cfg);
+    cfg.sample_rate = 48000;
+    cfg.channels = 1;
+    cfg.max_frames = 480;
+    cfg.max_sources = 4;
+    cfg.duck_depth_db = depth_db;
+    if (rtmix_engine_create(&cfg, &e) != RTMIX_OK) {
+        printf("FATAL: cannot create engine (duck %g dB)\n", (double)depth_db);
+        exit(2);
+    }
+    return e;
+}
+
+static void test_ducking(void) {
+    static float c[480], m[480], out[480];
+    rtmix_engine *e = make_duck_engine(-12.0f);
+    rtmix_engine *off = make_duck_engine(0.0f);
+    rtmix_source_id ce, me, co, mo;
+    rtmix_engine_stats es;
+    int i, k, exact = 1;
+    float g, before = 0;
+
+    SECTION("ducking");
+    for (i = 0; i < 480; i++) { c[i] = 0.1f; m[i] = 0.5f; }
+    ce = add_source(e, RTMIX_DOMAIN_CALL, 48000, 1, 0);
+    me = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 1, 0);
+    co = add_source(off, RTMIX_DOMAIN_CALL, 48000, 1, 0);
+    mo = add_source(off, RTMIX_DOMAIN_MEDIA, 48000, 1, 0);
+    CHECK_ST(rtmix_domain_set_gain(e, RTMIX_DOMAIN_MEDIA, 0.5f), RTMIX_OK);
+    for (k = 0; k < 100; k++) { /* 1 s of call voice over media */
+        CHECK_ST(rtmix_source_push_f32(e, ce, c, 480, NULL), RTMIX_OK);
+        CHECK_ST(rtmix_source_push_f32(e, me, m, 480, NULL), RTMIX_OK);
+        CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+        if (k == 0) before = out[0];
+        CHECK_ST(rtmix_source_push_f32(off, co, c, 480, NULL), RTMIX_OK);
+        CHECK_ST(rtmix_source_push_f32(off, mo, m, 480, NULL), RTMIX_OK);
+        CHECK_ST(rtmix_render_f32(off, out + 0, 480), RTMIX_OK);
+        for (i = 0; i < 480; i++) exact &= out[i] == 0.1f + 0.5f;
+        CHECK_ST(rtmix_render_f32(e, out, 0), RTMIX_ERR_INVALID_ARGUMENT); /* bad input: nothing changes */
+    }
+    CHECK(exact); /* depth 0: the plain sum, bit for bit */
+    /* The last block of `e` again, to read its level. */
+    CHECK_ST(rtmix_source_push_f32(e, ce, c, 480, NULL), RTMIX_OK);
+    CHECK_ST(rtmix_source_push_f32(e, me, m, 480, NULL), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    g = (out[479] - 0.1f) / (0.5f * 0.5f); /* media share / (media x volume) */
+    CHECK(fabsf(20.0f * log10f(g) + 12.0f) < 0.5f);
+    CHECK(before > 0.1f + 0.25f * 0.99f); /* the first frame: the duck only starts */
+    es = engine_stats(e);
+    CHECK(fabsf(es.duck_gain_db + 12.0f) < 0.01f);
+    CHECK(es.ducked_frames >= 48000);
+    es = engine_stats(off);
+    CHECK(es.duck_gain_db == 0.0f);
+    CHECK_U64(es.ducked_frames, 0);
+    rtmix_engine_destroy(off);
+    rtmix_engine_destroy(e);
+}
+
+/* Alarms on a host clock: render stalled/resumed, call audio missing, the
+ * limiter heavily engaged, and the rate limit of an event storm. */
+static uint64_t alarm_now_ns = 0;
+static uint64_t alarm_clock(void *user) {
+    (void)user;
+    return alarm_now_ns;
+}
+
+static int drain_count(rtmix_engine *e, int32_t type, rtmix_event *last) {
+    rtmix_event ev;
+    int n = 0;
+    rtmix_event_init(&ev);
+    while (rtmix_engine_next_event(e, &ev) == RTMIX_OK && ev.type != RTMIX_EVENT_NONE) {
+        if (ev.type == type) {
+            n++;
+            if (last) *last = ev;
+        }
+    }
+    return n;
+}
+
+static void alarm_render(rtmix_engine *e, rtmix_source_id s, const float *f, uint32_t push, int blocks) {
+    static float out[480];
+    int k;
+    for (k = 0; k < blocks; k++) {
+        if (push) rtmix_source_push_f32(e, s, f, push, NULL);
+        CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+        alarm_now_ns += 10000000ull;
+    }
+}
+
+static void test_alarms(void) {
+    static float f[480], loud[480];
+    rtmix_engine *e = make_engine(48000, 1, 480, 4);
+    rtmix_source_id s, media;
+    rtmix_event ev;
+    rtmix_engine_stats es;
+    uint64_t last_render;
+    int i;
+
+    SECTION("alarms");
+    for (i = 0; i < 480; i++) { f[i] = 0.3f * (i % 2 ? 1.0f : -1.0f); loud[i] = 3.0f; }
+    alarm_now_ns = 1000000000ull;
+    CHECK_ST(rtmix_engine_set_clock(e, alarm_clock, NULL), RTMIX_OK);
+    s = add_source(e, RTMIX_DOMAIN_CALL, 48000, 1, 0);
+
+    /* Render stalled (control side) and resumed (render side). */
+    alarm_render(e, s, f, 480, 100);
+    CHECK(drain_count(e, RTMIX_EVENT_RENDER_STALLED, NULL) == 0);
+    last_render = alarm_now_ns - 10000000ull;
+    alarm_now_ns = last_render + 90000000ull; /* a burst gap (the floor is 100 ms) */
+    CHECK(drain_count(e, RTMIX_EVENT_RENDER_STALLED, NULL) == 0);
+    alarm_now_ns = last_render + 110000000ull;
+    CHECK(drain_count(e, RTMIX_EVENT_RENDER_STALLED, &ev) == 1);
+    CHECK_U64(ev.value, 110000000);
+    CHECK_U64(ev.time_ns, alarm_now_ns);
+    CHECK(ev.domain == RTMIX_EVENT_DOMAIN_NONE);
+    CHECK(drain_count(e, RTMIX_EVENT_RENDER_STALLED, NULL) == 0); /* once */
+    alarm_now_ns += 190000000ull;
+    alarm_render(e, s, f, 480, 1);
+    CHECK(drain_count(e, RTMIX_EVENT_RENDER_RESUMED, &ev) == 1);
+    CHECK_U64(ev.value, 300000000);
+
+    /* Call audio missing: the host stops feeding the call source. */
+    alarm_render(e, s, f, 480, 50);
+    alarm_render(e, s, f, 0, 199);
+    CHECK(drain_count(e, RTMIX_EVENT_CALL_AUDIO_MISSING, NULL) == 0);
+    alarm_render(e, s, f, 0, 2);
+    CHECK(drain_count(e, RTMIX_EVENT_CALL_AUDIO_MISSING, &ev) == 1);
+    CHECK_U64(ev.value, RTMIX_CALL_MISSING_NOT_FED);
+    CHECK_U64(ev.source, s);
+    CHECK(ev.domain == RTMIX_DOMAIN_CALL);
+    /* Muted while fed: cause MUTED, after re-arming on audible audio. */
+    alarm_render(e, s, f, 480, 10);
+    CHECK_ST(rtmix_source_set_muted(e, s, 1), RTMIX_OK);
+    alarm_render(e, s, f, 480, 210);
+    CHECK(drain_count(e, RTMIX_EVENT_CALL_AUDIO_MISSING, &ev) == 1);
+    CHECK_U64(ev.value, RTMIX_CALL_MISSING_MUTED);
+    CHECK_ST(rtmix_source_set_muted(e, s, 0), RTMIX_OK);
+
+    /* Limiter heavily engaged: once per episode. */
+    media = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 1, 0);
+    alarm_render(e, media, loud, 480, 20);
+    CHECK(drain_count(e, RTMIX_EVENT_LIMITER_HEAVY, &ev) == 1);
+    CHECK(ev.value < -600);
+    CHECK(ev.source == 0);
+    CHECK_ST(rtmix_source_remove(e, media), RTMIX_OK);
+
+    /* A storm (an underrun every block for 3 s) is rate-limited. */
+    alarm_render(e, s, f, 240, 300);
+    CHECK(drain_count(e, RTMIX_EVENT_UNDERRUN_BEGAN, &ev) <= 41);
+    es = engine_stats(e);
+    CHECK(es.events_suppressed >= 200);
+    CHECK(ev.suppressed > 0);
+    CHECK_ST(rtmix_engine_set_clock(e, NULL, NULL), RTMIX_OK);
     rtmix_engine_destroy(e);
 }
 
@@ -2339,6 +2560,8 @@ int main(void) {
     test_lockstep();
     test_events();
     test_source_timing();
+    test_ducking();
+    test_alarms();
     test_output_format();
     test_capture_config();
     test_capture_args();

@@ -68,7 +68,7 @@ final class BypassAndMappingTests: XCTestCase {
     }
 
     func testTwoSourcesSum() throws {
-        let e = makeEngine()
+        let e = makeEngine { $0.duckDepthDb = 0 }  // the plain sum (ducking: DuckingTests)
         let a = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2))
         let b = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2))
         e.pushAll(Signal.constant(0.25, frames: 480, channels: 2), to: a, channels: 2)

@@ -20,7 +20,7 @@ final class GainTests: XCTestCase {
     }
 
     func testDomainsAreIndependent() throws {
-        let e = makeEngine { $0.channels = 1 }
+        let e = makeEngine { $0.channels = 1; $0.duckDepthDb = 0 }  // ducking: DuckingTests
         let call = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 1))
         let media = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))
         try e.setDomainGain(0, for: .media)

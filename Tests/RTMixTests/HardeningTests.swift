@@ -214,7 +214,7 @@ final class HardeningTests: XCTestCase {
     }
 
     func testEventQueueIndicesWrapPastIntMax() {
-        let q = EventQueue(startIndex: Int.max - 300)
+        let q = EventQueue(startIndex: Int.max - 300, rateLimited: false)
         var read = 0
         for i in 0..<1_000 {
             q.post(.renderSlow, source: 0, frameTime: UInt64(i), value: Int64(i))

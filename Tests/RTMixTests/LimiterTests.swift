@@ -14,7 +14,7 @@ final class LimiterTests: XCTestCase {
     /// 16 loud sources sum to ~8× full scale: output stays inside (-1, 1),
     /// finite, and without jumps larger than the input's own.
     func testManyLoudSourcesStayBoundedAndSmooth() throws {
-        let e = makeEngine()
+        let e = makeEngine { $0.duckDepthDb = 0 }  // the same 16 sources at full level
         var ids: [SourceID] = []
         for k in 0..<16 {
             let id = try e.addSource(SourceConfig.classic(domain: k % 2 == 0 ? .call : .media, sampleRate: 48_000, channels: 2))

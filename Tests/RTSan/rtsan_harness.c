@@ -691,6 +691,66 @@ static rtmix_engine *make_engine(void) {
     return e;
 }
 
+/* The alarm and ducking paths inside nonblocking renders: a host clock
+ * (read on the render thread), render_resumed after a gap, call audio
+ * missing (100 ms), limiter heavy, ducking, and the rate limit of an
+ * underrun storm. Events are read outside the region. */
+static _Atomic uint64_t g_alarm_ns;
+static uint64_t alarm_clock(void *user) NONBLOCKING {
+    (void)user;
+    return atomic_load_explicit(&g_alarm_ns, memory_order_relaxed);
+}
+
+static void run_alarm_proof(void) {
+    static float call[480 * CHANNELS], loud[480 * CHANNELS], out[480 * CHANNELS];
+    rtmix_engine_config cfg;
+    rtmix_engine *e = NULL;
+    rtmix_source_id c, m;
+    rtmix_event ev;
+    rtmix_engine_stats es;
+    int i, k, seen[32];
+
+    rtmix_engine_config_init(&cfg);
+    cfg.max_frames = 480;
+    cfg.max_sources = 4;
+    cfg.call_audio_missing_ms = 100;
+    CHECK(rtmix_engine_create(&cfg, &e) == RTMIX_OK);
+    if (!e) return;
+    CHECK(rtmix_engine_set_clock(e, alarm_clock, NULL) == RTMIX_OK);
+    atomic_store(&g_alarm_ns, 1000000000ull);
+    c = add_source(e, RTMIX_DOMAIN_CALL, 48000, 2, 0);
+    m = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 0);
+    for (i = 0; i < 480 * CHANNELS; i++) {
+        call[i] = 0.2f * (i % 4 < 2 ? 1.0f : -1.0f);
+        loud[i] = 3.0f;
+    }
+    memset(seen, 0, sizeof seen);
+    CHECK(rtmix_render_f32(e, out, 480) == RTMIX_OK); /* warm-up outside */
+    for (k = 0; k < 400; k++) {
+        if (k < 100 || (k >= 200 && k < 260)) rt_push_f32(e, c, call, 480, NULL);
+        if (k >= 100 && k < 200) rt_push_f32(e, c, call, 240, NULL); /* underrun storm */
+        rt_push_f32(e, m, k >= 300 ? loud : call, 480, NULL);
+        atomic_fetch_add(&g_alarm_ns, k == 50 ? 500000000ull : 10000000ull); /* a 0.5 s gap */
+        CHECK(rt_render_f32(e, out, 480) == RTMIX_OK);
+    }
+    rtmix_event_init(&ev);
+    while (rtmix_engine_next_event(e, &ev) == RTMIX_OK && ev.type != RTMIX_EVENT_NONE)
+        if (ev.type > 0 && ev.type < 32) seen[ev.type]++;
+    rtmix_engine_stats_init(&es);
+    CHECK(rtmix_engine_get_stats(e, &es) == RTMIX_OK);
+    printf("alarms: resumed %d, call missing %d, limiter heavy %d, underrun began %d (suppressed %llu), "
+           "ducked frames %llu\n",
+           seen[RTMIX_EVENT_RENDER_RESUMED], seen[RTMIX_EVENT_CALL_AUDIO_MISSING], seen[RTMIX_EVENT_LIMITER_HEAVY],
+           seen[RTMIX_EVENT_UNDERRUN_BEGAN], (unsigned long long)es.events_suppressed,
+           (unsigned long long)es.ducked_frames);
+    CHECK(seen[RTMIX_EVENT_RENDER_RESUMED] == 1);
+    CHECK(seen[RTMIX_EVENT_CALL_AUDIO_MISSING] >= 1);
+    CHECK(seen[RTMIX_EVENT_LIMITER_HEAVY] == 1);
+    CHECK(es.events_suppressed > 0);
+    CHECK(es.ducked_frames > 0);
+    rtmix_engine_destroy(e);
+}
+
 int main(int argc, char **argv) {
     static float outf[MAX_FRAMES * CHANNELS];
     static int16_t outs[MAX_FRAMES * CHANNELS];
@@ -867,6 +927,7 @@ int main(int argc, char **argv) {
      * stereo capture, duplex and split threads. */
     run_capture_proof(16000, 1);
     run_capture_proof(48000, 2);
+    run_alarm_proof();
     printf("rtsan_harness: %d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
 }

@@ -990,7 +990,12 @@ final class CProgram {
                 if s != 0 { break }
                 let e = boxed.value
                 check(boxed.size == min(size, UInt32(sizeofEvent)), "next_event size \(boxed.size): not the size filled")
-                check((0...11).contains(e.type), "event type \(e.type)")
+                check((0...19).contains(e.type), "event type \(e.type)")
+                // Domain: -1 for engine-wide events, the source's otherwise
+                // (or -1 when read after the source went away).
+                check(e.source == 0 ? e.domain == -1 : (-1...1).contains(e.domain),
+                      "event domain \(e.domain) (source \(e.source))")
+                if size >= 48 && e.type != 0 { check(e.time_ns > 0, "event time_ns 0") }
                 check(e.source == 0 || m.everIssued.contains(e.source), "event for unknown source \(e.source)")
                 if (8...11).contains(e.type) {
                     // Capture events: engine-wide, capture on, frame_time in capture frames.
@@ -1013,7 +1018,7 @@ final class CProgram {
         let st = checkName(rtmix_status_string(code), "status_string(\(code))")
         check((st == "unknown status") == !documentedStatuses.contains(code), "status_string(\(code)) = \(st)")
         let ev = checkName(rtmix_event_name(code), "event_name(\(code))")
-        check((ev == "unknown") == !(0...11).contains(code), "event_name(\(code)) = \(ev)")  // 8...11: capture
+        check((ev == "unknown") == !(0...19).contains(code), "event_name(\(code)) = \(ev)")  // 8...11: capture
         check(rtmix_version() == 0x000100, "version \(rtmix_version())")
     }
 

@@ -383,6 +383,11 @@ func rtmix_engine_next_event_impl(_ e: CEngine?, _ ev: UnsafeMutablePointer<rtmi
         full.source = raw.source
         full.frame_time = raw.frameTime
         full.value = raw.value
+        full.domain = raw.domain
+        full.time_ns = raw.timeNs
+        full.suppressed = raw.suppressed
+    } else {
+        full.domain = -1
     }
     return CConversion.copyOut(&full, to: ev, minimum: CConversion.minimumEventSize)
 }

@@ -46,6 +46,10 @@ enum CConversion {
         r.echo_suppression = c.echoSuppression ? 1 : 0
         r.agc = c.agc ? 1 : 0
         r.aec_stereo_reference = c.aecStereoReference ? 1 : 0
+        r.duck_depth_db = c.duckDepthDb
+        r.duck_attack_ms = c.duckAttackMs
+        r.duck_release_ms = c.duckReleaseMs
+        r.call_audio_missing_ms = UInt32(clamping: c.callAudioMissingMs)
         return r
     }
 
@@ -82,6 +86,10 @@ enum CConversion {
         r.echoSuppression = c.echo_suppression != 0
         r.agc = c.agc != 0
         r.aecStereoReference = c.aec_stereo_reference != 0
+        r.duckDepthDb = c.duck_depth_db
+        r.duckAttackMs = c.duck_attack_ms
+        r.duckReleaseMs = c.duck_release_ms
+        r.callAudioMissingMs = int(c.call_audio_missing_ms)
         return r
     }
 
@@ -141,6 +149,9 @@ enum CConversion {
         r.capture_reference_overflow_frames = c.referenceOverflowFrames
         r.capture_nonfinite_samples = c.nonfiniteSamples
         r.capture_ns_max = c.captureNsMax
+        r.duck_gain_db = s.duckGainDb
+        r.ducked_frames = s.duckedFrames
+        r.events_suppressed = s.eventsSuppressed
         return r
     }
 

@@ -105,13 +105,17 @@ extension EngineCore {
     static func setClock(_ e: UnsafeMutablePointer<EngineCore>,
                          _ clock: (@convention(c) (UnsafeMutableRawPointer?) -> UInt64)?,
                          context: UnsafeMutableRawPointer?) -> Int32 {
+        var engineClock = EngineClock()
         if let c = clock {
-            e.pointee.clock.pointee.read = c
-            e.pointee.clock.pointee.context = context
-        } else {
-            e.pointee.clock.pointee = EngineClock()
+            engineClock.read = c
+            engineClock.context = context
         }
+        // Render stalls, source positions, event timestamps and the rate
+        // limiter use it too.
+        e.pointee.clock.pointee = engineClock
+        e.pointee.events.setClock(engineClock)
         guard let link = e.pointee.capture else { return 0 }
+        link.pointee.events.setClock(engineClock)
         if let c = clock {
             link.pointee.clock = c
             link.pointee.clockContext = context

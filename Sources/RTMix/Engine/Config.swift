@@ -73,6 +73,18 @@ public struct EngineConfig: Sendable, Equatable {
     /// canceller's cost; Benchmarks/Exploratory/stereo_reference.c).
     /// false, or mono output: one canceller on the mono downmix.
     public var aecStereoReference = true
+    /// Media ducking while call-domain voice is active, in dB: -60...0,
+    /// default -12; 0 turns ducking off (the render path is then unchanged,
+    /// bit for bit). See `Ducker` and docs/ducking.md.
+    public var duckDepthDb: Float = -12
+    /// Time the duck takes to reach its depth, ms (1...1000; default 20).
+    public var duckAttackMs: Float = 20
+    /// Time it takes to return to 0 dB after the voice (and the 100 ms
+    /// hold) ended, ms (1...5000; default 300).
+    public var duckReleaseMs: Float = 300
+    /// "No RTC sound" alarm (`callAudioMissing`): a call source inaudible at
+    /// the output for this long, ms: 100...60000, default 2000; 0 = off.
+    public var callAudioMissingMs: Int = 2000
 
     @_noLocks public init() {}
 
@@ -92,6 +104,11 @@ public struct EngineConfig: Sendable, Equatable {
         // capture_channels is checked even with capture off: it sizes the
         // zero-fill of a refused capture call.
         guard supportedChannels.contains(captureChannels) else { return .unsupportedFormat }
+        guard duckDepthDb.isFinite, duckDepthDb >= -60, duckDepthDb <= 0,
+              duckAttackMs.isFinite, duckAttackMs >= 1, duckAttackMs <= 1000,
+              duckReleaseMs.isFinite, duckReleaseMs >= 1, duckReleaseMs <= 5000,
+              callAudioMissingMs == 0 || (100...60_000).contains(callAudioMissingMs)
+        else { return .invalidArgument }
         if captureRate != 0 {
             guard EngineConfig.captureRates.contains(captureRate) else { return .unsupportedFormat }
             guard aecTailMs == 0 || (10...1000).contains(aecTailMs) else { return .invalidArgument }

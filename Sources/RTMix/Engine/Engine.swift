@@ -76,10 +76,16 @@ public final class Engine: @unchecked Sendable {
 
     /// The oldest event not yet read (why audio went missing or changed),
     /// or nil when there is none. Control threads; never blocks the renderer.
+    /// Events carry a timestamp (`timeNs`, the engine's clock), the source
+    /// and its domain, and are rate-limited (see `EventRateLimiter`). A
+    /// render stall is detected here: when the render callback has been
+    /// absent for several block periods (and the host did not call
+    /// `setInterrupted(true)`), this returns `renderStalled` once.
     public func nextEvent() -> EngineEvent? {
         guard let raw = EngineCore.nextEvent(core), let kind = EngineEventKind(rawValue: raw.kind) else { return nil }
         return EngineEvent(kind: kind, source: raw.source == 0 ? nil : SourceID(rawValue: raw.source),
-                           frameTime: raw.frameTime, value: raw.value)
+                           frameTime: raw.frameTime, value: raw.value, timeNs: raw.timeNs,
+                           domain: Domain(rawValue: raw.domain), suppressed: raw.suppressed)
     }
 
     public func stats(for id: SourceID) throws(RTMixError) -> SourceStats {

@@ -102,6 +102,7 @@ extension EngineCore {
     static func setInterrupted(_ e: UnsafeMutablePointer<EngineCore>, _ on: Bool) -> Int32 {
         withControlLock(e) {
             let was = e.pointee.interrupted.exchange(on, ordering: .acquiringAndReleasing)
+            e.pointee.stall.setInterrupted(on)  // an expected absence: no render_stalled alarm
             if on {
                 for i in 0..<e.pointee.config.maxSources { SlotLifecycle.retire(e.pointee.slots + i) }
                 reclaim(e)
@@ -176,6 +177,10 @@ extension EngineCore {
             st.sourcesRemoved = control(e).pointee.sourcesRemoved
             st.captureRate = e.pointee.config.captureRate
             st.capture = captureStats(e)
+            st.duckGainDb = rtmix_support_linear_to_db(e.pointee.duckGain.load())
+            st.duckedFrames = e.pointee.duckedFrames.read()
+            st.eventsSuppressed = e.pointee.events.suppressedTotal.read()
+                &+ (e.pointee.capture?.pointee.events.suppressedTotal.read() ?? 0)
             return st
         }
     }
@@ -276,8 +281,21 @@ extension EngineCore {
     @usableFromInline
     static func nextEvent(_ e: UnsafeMutablePointer<EngineCore>) -> RawEvent? {
         withControlLock(e) {
-            if let event = e.pointee.events.next() { return event }
-            return e.pointee.capture?.pointee.events.next()
+            var event = e.pointee.events.next() ?? e.pointee.capture?.pointee.events.next()
+            if event == nil {
+                // The render thread cannot report its own absence: a
+                // stall is detected here, on the control side.
+                let now = e.pointee.events.now()
+                if let gap = e.pointee.stall.checkStalled(now: now, active: control(e).pointee.activeSources > 0) {
+                    event = RawEvent(kind: 15, source: 0, frameTime: e.pointee.framesRendered.read(),
+                                     value: Int64(truncatingIfNeeded: min(gap, UInt64(Int64.max))), timeNs: now)
+                }
+            }
+            if var ev = event, ev.domain < 0, ev.source != 0, let s = lookup(e, ev.source) {
+                ev.domain = s.pointee.domain.rawValue  // posted without one: the source's, while it exists
+                event = ev
+            }
+            return event
         }
     }
 

@@ -58,6 +58,16 @@ struct EngineCore: ~Copyable {
     @usableFromInline let renderTimes = LatencyHistogram()
     /// Render → control: why audio went missing (see EngineEventKind).
     @usableFromInline let events = EventQueue()
+    /// Render-gap and stall detection (render and control sides).
+    @usableFromInline let stall = StallDetector()
+    /// Media ducking (render thread only) and its gain, for stats.
+    @usableFromInline let ducker: UnsafeMutablePointer<Ducker>
+    @usableFromInline let duckGain = AtomicFloat(1)
+    @usableFromInline let duckedFrames = Counter()
+    /// The limiter is in a heavy (> 6 dB) episode (render thread only).
+    @usableFromInline let limiterHeavyEpisode = Atomic<Bool>(false)
+    /// maxSources: the "no RTC sound" monitor of each slot (render thread).
+    @usableFromInline let callMonitors: UnsafeMutablePointer<CallMonitorSlot>
 
     /// Control-thread state, guarded by `controlLock` (own allocation).
     @usableFromInline let controlState: UnsafeMutablePointer<EngineControlState>
@@ -101,6 +111,10 @@ struct EngineCore: ~Copyable {
         controlState.initialize(to: EngineControlState())
         clock = .allocate(capacity: 1)
         clock.initialize(to: EngineClock())
+        ducker = .allocate(capacity: 1)
+        ducker.initialize(to: Ducker(config: config))
+        callMonitors = .allocate(capacity: config.maxSources)
+        callMonitors.initialize(repeating: CallMonitorSlot(), count: config.maxSources)
     }
 
     deinit {
@@ -118,6 +132,9 @@ struct EngineCore: ~Copyable {
         renderState.deallocate()
         controlState.deallocate()
         clock.deallocate()
+        ducker.pointee.deallocate()
+        ducker.deallocate()
+        callMonitors.deallocate()
         if let p = capture {
             p.deinitialize(count: 1)
             p.deallocate()
@@ -158,10 +175,6 @@ struct EngineRenderState {
     @usableFromInline var callRamp: GainRamp
     @usableFromInline var mediaRamp: GainRamp
     @usableFromInline var limiter: Limiter
-    /// Engine clock at the start of the previous render call (0: none yet)
-    /// and that block's duration: a longer gap is a stall.
-    @usableFromInline var lastStartNs: UInt64 = 0
-    @usableFromInline var lastBlockNs: UInt64 = 0
     @usableFromInline var resumeSeen: UInt32 = 0
 
     init(config: EngineConfig, sampleRate: Int, channels: Int, callGain: Float, mediaGain: Float) {

@@ -1,3 +1,4 @@
+import CRTMixSupport
 import Synchronization
 
 /// Why audio went missing or changed, as observed by the renderer.
@@ -60,12 +61,33 @@ public enum EngineEventKind: Int32, Sendable {
 }
 
 /// One event. `source` is nil for engine-wide events; `frameTime` is the
-/// engine's output frame count at the start of the block it happened in.
+/// engine's output frame count at the start of the block it happened in
+/// (capture events: capture frames processed before the call).
 public struct EngineEvent: Sendable, Equatable {
     public var kind: EngineEventKind
     public var source: SourceID?
     public var frameTime: UInt64
     public var value: Int64
+    /// When it was posted, ns on the engine's clock: CLOCK_MONOTONIC, or the
+    /// host clock given to `Engine.setClock`.
+    public var timeNs: UInt64
+    /// The source's domain; nil for engine-wide events (or a source already
+    /// removed when the event was read).
+    public var domain: Domain?
+    /// Events of the same kind and source suppressed by the rate limiter
+    /// since the last one delivered (see `EventRateLimiter`).
+    public var suppressed: UInt32
+
+    public init(kind: EngineEventKind, source: SourceID?, frameTime: UInt64, value: Int64,
+                timeNs: UInt64 = 0, domain: Domain? = nil, suppressed: UInt32 = 0) {
+        self.kind = kind
+        self.source = source
+        self.frameTime = frameTime
+        self.value = value
+        self.timeNs = timeNs
+        self.domain = domain
+        self.suppressed = suppressed
+    }
 }
 
 /// The fixed-size form an event takes in the queue.
@@ -75,49 +97,97 @@ struct RawEvent {
     @usableFromInline var source: UInt32
     @usableFromInline var frameTime: UInt64
     @usableFromInline var value: Int64
-    @usableFromInline init(kind: Int32, source: UInt32, frameTime: UInt64, value: Int64) {
+    @usableFromInline var timeNs: UInt64
+    /// `Domain` raw value, or -1 (engine-wide, or not known when posted).
+    @usableFromInline var domain: Int32
+    @usableFromInline var suppressed: UInt32
+    @usableFromInline init(kind: Int32, source: UInt32, frameTime: UInt64, value: Int64,
+                           timeNs: UInt64 = 0, domain: Int32 = -1, suppressed: UInt32 = 0) {
         self.kind = kind
         self.source = source
         self.frameTime = frameTime
         self.value = value
+        self.timeNs = timeNs
+        self.domain = domain
+        self.suppressed = suppressed
     }
 }
 
-/// SPSC queue of events from the render (or capture) thread (producer) to control
-/// threads (consumer, serialised by the control lock). Fixed capacity; when
-/// full the renderer counts the loss and reports it as `eventsDropped` once
-/// there is room again. Never blocks, never allocates after `init`.
+/// SPSC queue of events from the render (or capture) thread (producer) to
+/// control threads (consumer, serialised by the control lock). Fixed
+/// capacity; when full the producer counts the loss and reports it as
+/// `eventsDropped` once there is room again. Events pass a rate limiter
+/// first (`EventRateLimiter`), so a storm cannot fill it. Never blocks,
+/// never allocates after `init`. The index pair is `SPSCIndices`, the same
+/// as `SPSCRing`'s.
 @usableFromInline
 struct EventQueue: ~Copyable {
     @usableFromInline static var capacity: Int { @_noLocks get { 256 } }
     @usableFromInline let storage: UnsafeMutablePointer<RawEvent>
-    @usableFromInline let writeIndex: Atomic<Int>
-    @usableFromInline let readIndex: Atomic<Int>
-    /// Events lost while full (render thread only).
+    @usableFromInline let indices: SPSCIndices
+    /// Events lost while full (producer only).
     @usableFromInline let dropped = Counter()
+    /// Events the rate limiter held back, in total (producer writes).
+    @usableFromInline let suppressedTotal = Counter()
+    /// The producer's clock and rate limiter (producer only; the clock is
+    /// changed only while the producer is idle).
+    @usableFromInline let clock: UnsafeMutablePointer<EngineClock>
+    @usableFromInline let limiter: EventRateLimiter?
 
-    /// `startIndex` (tests only) starts both counters near the wrap.
-    init(startIndex: Int = 0) {
-        writeIndex = Atomic(startIndex)
-        readIndex = Atomic(startIndex)
+    /// `startIndex` (tests only) starts both counters near the wrap;
+    /// `rateLimited: false` (tests only) turns the limiter off.
+    init(startIndex: Int = 0, rateLimited: Bool = true) {
+        indices = SPSCIndices(start: startIndex)
         storage = .allocate(capacity: EventQueue.capacity)
         storage.initialize(repeating: RawEvent(kind: 0, source: 0, frameTime: 0, value: 0), count: EventQueue.capacity)
+        clock = .allocate(capacity: 1)
+        clock.initialize(to: EngineClock())
+        limiter = rateLimited ? EventRateLimiter() : nil
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        storage.deallocate()
+        clock.deallocate()
+        limiter?.deallocate()
+    }
 
-    /// Render thread only.
+    /// Producer idle only (before the device starts).
+    func setClock(_ c: EngineClock) { clock.pointee = c }
+
+    /// The producer's clock (also read by control threads: a host clock
+    /// must be callable from any thread).
     @usableFromInline @_noLocks
-    func post(_ kind: EngineEventKind, source: UInt32, frameTime: UInt64, value: Int64) {
+    func now() -> UInt64 { clock.pointee.now() }
+
+    /// Producer thread only. `domain`: the source's `Domain` raw value, or
+    /// -1 (engine-wide; for a source event the reader fills it in while the
+    /// source exists). The event is stamped with `now()`.
+    @usableFromInline @_noLocks
+    func post(_ kind: EngineEventKind, source: UInt32, frameTime: UInt64, value: Int64, domain: Int32 = -1) {
+        let type = code(kind)
+        let t = now()
+        var suppressed: UInt32 = 0
+        if let l = limiter {
+            guard let held = l.admit(type: type, source: source, now: t) else {
+                suppressedTotal.add(1)
+                return
+            }
+            suppressed = held
+        }
         let lost = dropped.read()
         if lost > 0 {
-            guard append(RawEvent(kind: 7, source: 0, frameTime: frameTime, value: Int64(truncatingIfNeeded: min(lost, UInt64(Int64.max))))) else {
+            guard append(RawEvent(kind: 7, source: 0, frameTime: frameTime,
+                                  value: Int64(truncatingIfNeeded: min(lost, UInt64(Int64.max))), timeNs: t))
+            else {
                 dropped.add(1)
                 return
             }
             dropped.set(0)
         }
-        if !append(RawEvent(kind: code(kind), source: source, frameTime: frameTime, value: value)) { dropped.add(1) }
+        if !append(RawEvent(kind: type, source: source, frameTime: frameTime, value: value, timeNs: t,
+                            domain: domain, suppressed: suppressed)) {
+            dropped.add(1)
+        }
     }
 
     @_noLocks
@@ -147,21 +217,19 @@ struct EventQueue: ~Copyable {
 
     @_noLocks
     func append(_ event: RawEvent) -> Bool {
-        let w = writeIndex.load(ordering: .relaxed)  // own index
-        let r = readIndex.load(ordering: .acquiring)
-        guard w &- r < EventQueue.capacity else { return false }  // wrap-safe difference
+        let (w, used) = indices.producerView()
+        guard used < EventQueue.capacity else { return false }
         storage[w & (EventQueue.capacity - 1)] = event
-        writeIndex.store(w &+ 1, ordering: .releasing)
+        indices.commitWrite(1)
         return true
     }
 
     /// Consumer (control lock held).
     func next() -> RawEvent? {
-        let r = readIndex.load(ordering: .relaxed)
-        let w = writeIndex.load(ordering: .acquiring)
-        guard w &- r > 0 else { return nil }  // wrap-safe (indices wrap, see SPSCRing)
+        let (r, available) = indices.consumerView()
+        guard available > 0 else { return nil }
         let event = storage[r & (EventQueue.capacity - 1)]
-        readIndex.store(r &+ 1, ordering: .releasing)
+        indices.commitRead(1)
         return event
     }
 }

@@ -19,6 +19,12 @@ public struct EngineStats: Sendable, Equatable {
     public var captureRate = 0
     /// The capture path (all zero when capture is off).
     public var capture = CaptureStats()
+    /// Media duck gain at the end of the last render, dB (0: not ducked).
+    public var duckGainDb: Float = 0
+    /// Output frames rendered with the media ducked.
+    public var duckedFrames: UInt64 = 0
+    /// Events held back by the rate limiter (render and capture queues).
+    public var eventsSuppressed: UInt64 = 0
     public init() {}
 }
 

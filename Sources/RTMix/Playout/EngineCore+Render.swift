@@ -100,18 +100,13 @@ extension EngineCore {
         // stopped the device, or the system was busy) or the end of an
         // interruption: call sources drop stale audio, removed sources are
         // not heard again.
-        var resumed = false
+        let frameTime = e.pointee.framesRendered.read()
+        var resumed = noteRenderStart(e, now: now, blockNs: blockNs, frameTime: frameTime)
         let resumeRequests = e.pointee.resumeRequests.load(ordering: .acquiring)
         if resumeRequests != rs.pointee.resumeSeen {
             rs.pointee.resumeSeen = resumeRequests
             resumed = true
         }
-        if rs.pointee.lastStartNs != 0 && now > rs.pointee.lastStartNs
-            && now &- rs.pointee.lastStartNs > RenderPasses.idleNs(blockNs: rs.pointee.lastBlockNs) {
-            resumed = true
-        }
-        rs.pointee.lastStartNs = now
-        rs.pointee.lastBlockNs = blockNs
         let interrupted = e.pointee.interrupted.load(ordering: .relaxed)
 
         let maxFrames = e.pointee.config.maxFrames
@@ -125,14 +120,17 @@ extension EngineCore {
         // With the capture path on, media sources are summed on their own
         // bus first (source gains only): that sum is what may be published,
         // and the local media volume is applied to it below.
+        // With ducking on, media waits on a bus too, so the call sum is
+        // known before the media is scaled (see Ducker).
         let mediaBus: UnsafeMutablePointer<Float>? = e.pointee.capture?.pointee.tap.pointee.mediaBus
+            ?? e.pointee.ducker.pointee.busForBlock
         if let bus = mediaBus { bus.update(repeating: 0, count: frames * channels) }
 
         var underruns = 0
-        let frameTime = e.pointee.framesRendered.read()
         let block = BlockContext(frames: frames, outChannels: channels, outputRate: rs.pointee.sampleRate,
                                  fadeFrames: rs.pointee.fadeFrames, resumed: resumed, interrupted: interrupted,
                                  renderTimeNs: now, blockNs: blockNs)
+        var callMixed = false
         for i in 0..<e.pointee.config.maxSources {
             let slot = e.pointee.slots + i
             guard let (source, removing) = SlotLifecycle.visit(slot) else { continue }
@@ -149,7 +147,13 @@ extension EngineCore {
                                    domainGain: onBus ? 1 : (isCall ? callGain : mediaGain),
                                    domainCurve: isCall ? callCurve : mediaCurve, block)
             underruns += result.underrunFrames
-            reportSourceEvents(e, source, id: slot.pointee.id.load(ordering: .relaxed), result, frameTime: frameTime)
+            let id = slot.pointee.id.load(ordering: .relaxed)
+            reportSourceEvents(e, source, id: id, result, frameTime: frameTime)
+            if isCall {
+                callMixed = true
+                monitorCallAudio(e, slot: i, source, id: id, result, frames: frames,
+                                 callGain: callGain ?? rs.pointee.callRamp.current, frameTime: frameTime)
+            }
             if result.fadedOut {
                 // Last touch of this source by the renderer.
                 SlotLifecycle.retire(slot)
@@ -157,8 +161,12 @@ extension EngineCore {
         }
 
         if let bus = mediaBus {
-            addMediaBus(bus, into: out, frames: frames, channels: channels, gain: mediaGain, curve: mediaCurve)
+            // `out` holds the call sources only here.
+            let localMedia = duckMedia(e, callSum: callMixed ? out : nil, frames: frames, channels: channels,
+                                       mediaGain: mediaGain, mediaCurve: mediaCurve)
+            addMediaBus(bus, into: out, frames: frames, channels: channels, gain: localMedia, curve: mediaCurve)
         }
+        e.pointee.ducker.pointee.callSeen = callMixed
 
         let wasLimiting = rs.pointee.limiter.reduction > 0
         let report = rs.pointee.limiter.process(out, frames: frames, channels: channels)
@@ -176,6 +184,7 @@ extension EngineCore {
             e.pointee.events.post(.limiterEngaged, source: 0, frameTime: frameTime,
                                   value: Int64(millibels))
         }
+        noteLimiter(e, lowestGain: report.lowestGain, endGain: rs.pointee.limiter.gain, frameTime: frameTime)
 
         e.pointee.renderCalls.add(1)
         e.pointee.framesRendered.add(frames)
@@ -221,16 +230,17 @@ extension EngineCore {
     static func reportSourceEvents(_ e: UnsafeMutablePointer<EngineCore>, _ s: UnsafeMutablePointer<SourceState>,
                                    id: UInt32, _ result: SourceResult, frameTime: UInt64) {
         let r = s.pointee.render
+        let domain: Int32 = s.pointee.isCall ? 0 : 1
         if result.started > 0 {
-            e.pointee.events.post(.sourceStarted, source: id, frameTime: frameTime, value: Int64(result.started))
+            e.pointee.events.post(.sourceStarted, source: id, frameTime: frameTime, value: Int64(result.started), domain: domain)
         }
         if result.underrunEnded > 0 {
             e.pointee.events.post(.underrunEnded, source: id, frameTime: frameTime,
-                                  value: Int64(result.underrunEnded))
+                                  value: Int64(result.underrunEnded), domain: domain)
         }
         if result.underrunBegan {
             e.pointee.events.post(.underrunBegan, source: id, frameTime: frameTime,
-                                  value: Int64(result.underrunFrames))
+                                  value: Int64(result.underrunFrames), domain: domain)
         }
         if result.drained {
             e.pointee.events.post(.sourceDrained, source: id, frameTime: frameTime,
@@ -250,13 +260,13 @@ extension EngineCore {
         let rejected = s.pointee.framesRejected.read()
         if rejected != r.pointee.reportedRejected {
             e.pointee.events.post(.bufferOverflow, source: id, frameTime: frameTime,
-                                  value: Int64(rejected &- r.pointee.reportedRejected))
+                                  value: Int64(rejected &- r.pointee.reportedRejected), domain: domain)
             r.pointee.reportedRejected = rejected
         }
         let nonfinite = s.pointee.nonfinitePushed.read()
         if nonfinite != r.pointee.reportedNonfinite {
             e.pointee.events.post(.nonfiniteInput, source: id, frameTime: frameTime,
-                                  value: Int64(nonfinite &- r.pointee.reportedNonfinite))
+                                  value: Int64(nonfinite &- r.pointee.reportedNonfinite), domain: domain)
             r.pointee.reportedNonfinite = nonfinite
         }
     }

@@ -47,6 +47,10 @@ extension EngineCore {
         @usableFromInline var drained = false
         /// Frames of stale or lapped audio dropped in this block.
         @usableFromInline var dropped = 0
+        /// Peak |sample| of the source's audio in this block, before any
+        /// gain (< 0: not measured; measured for call sources). Feeds the
+        /// "no RTC sound" monitor (`monitorCallAudio`): silent input.
+        @usableFromInline var inputPeak: Float = -1
         init() {}
     }
 
@@ -247,6 +251,13 @@ extension EngineCore {
             }
         }
 
+        if s.pointee.isCall {
+            result.inputPeak = produced == 0 ? 0
+                : (isBypass ? max(peak(regions.first, count: regions.firstFrames * inChannels),
+                                  peak(regions.second, count: regions.secondFrames * inChannels))
+                            : peak(s.pointee.scratch, count: produced * inChannels))
+        }
+
         // 6. Compose and mix.
         let fast = produced == frames && r.pointee.fadeIn >= 1 && !r.pointee.tail.pending
         if fast {
@@ -322,6 +333,14 @@ extension EngineCore {
             result.fadedOut = true
         }
         return result
+    }
+
+    /// Largest |sample|.
+    @usableFromInline @_noLocks
+    static func peak(_ x: UnsafePointer<Float>, count: Int) -> Float {
+        var m: Float = 0
+        for i in 0..<count { m = max(m, abs(x[i])) }
+        return m
     }
 
     /// Input frames a block of `frames` output frames consumes (rounded up,

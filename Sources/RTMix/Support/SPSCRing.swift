@@ -26,10 +26,8 @@ struct RingRegions {
 /// wraps after 2^31 frames (12 h at 48 kHz). Only their difference `w &- r`
 /// (0...capacity) is ever compared, which wrapping keeps exact; the slot is
 /// `index & mask` (capacity is a power of two, so this is continuous across
-/// the wrap). The producer publishes
-/// written frames with a release store of `writeIndex`, the consumer
-/// acquires it before reading; symmetrically for `readIndex`. Each side's
-/// own index is loaded `.relaxed` because only that side ever stores it.
+/// the wrap). The index pair and its memory ordering are `SPSCIndices`
+/// (shared with `EventQueue`).
 ///
 /// Usage (miniaudio-style acquire/commit): `writableRegions` → fill →
 /// `commitWrite`; `readableRegions` → read → `commitRead`. The ring never
@@ -40,16 +38,15 @@ struct SPSCRing: ~Copyable {
     @usableFromInline let capacityFrames: Int
     @usableFromInline let channels: Int
     @usableFromInline let mask: Int
-    @usableFromInline let writeIndex: Atomic<Int>
-    @usableFromInline let readIndex: Atomic<Int>
+    /// The wrap-safe index pair (shared with `EventQueue`).
+    @usableFromInline let indices: SPSCIndices
 
     /// `capacityFrames` must be a power of two. `startIndex` (tests only)
     /// starts both counters elsewhere than 0, e.g. just below `Int.max` to
     /// exercise the wrap.
     init(capacityFrames: Int, channels: Int, startIndex: Int = 0) {
         precondition(capacityFrames > 0 && capacityFrames & (capacityFrames - 1) == 0)
-        writeIndex = Atomic(startIndex)
-        readIndex = Atomic(startIndex)
+        indices = SPSCIndices(start: startIndex)
         self.capacityFrames = capacityFrames
         self.channels = channels
         self.mask = capacityFrames - 1
@@ -72,19 +69,17 @@ struct SPSCRing: ~Copyable {
     /// Space the producer may fill, at most `maxFrames`.
     @_noLocks
     func writableRegions(maxFrames: Int) -> RingRegions {
-        let w = writeIndex.load(ordering: .relaxed)  // own index
-        let r = readIndex.load(ordering: .acquiring)  // consumer has finished reading up to r
+        let (w, used) = indices.producerView()
         // Clamped: a fill outside 0...capacity (a lapped drop-oldest ring,
         // or a contract violation) must never produce an out-of-range span.
-        let free = capacityFrames - max(0, min(capacityFrames, w &- r))
+        let free = capacityFrames - max(0, min(capacityFrames, used))
         return regions(start: w, frames: max(0, min(free, maxFrames)))
     }
 
     /// Publishes `frames` frames written into `writableRegions`.
     @_noLocks
     func commitWrite(_ frames: Int) {
-        let w = writeIndex.load(ordering: .relaxed)
-        writeIndex.store(w &+ frames, ordering: .releasing)
+        indices.commitWrite(frames)
     }
 
     // MARK: consumer
@@ -92,26 +87,24 @@ struct SPSCRing: ~Copyable {
     /// Frames the consumer may read, at most `maxFrames`.
     @_noLocks
     func readableRegions(maxFrames: Int) -> RingRegions {
-        let r = readIndex.load(ordering: .relaxed)  // own index
-        let w = writeIndex.load(ordering: .acquiring)  // producer's writes up to w are visible
-        return regions(start: r, frames: max(0, min(min(w &- r, capacityFrames), maxFrames)))
+        let (r, available) = indices.consumerView()
+        return regions(start: r, frames: max(0, min(min(available, capacityFrames), maxFrames)))
     }
 
     /// Releases `frames` frames read from `readableRegions` back to the producer.
     @_noLocks
     func commitRead(_ frames: Int) {
-        let r = readIndex.load(ordering: .relaxed)
-        readIndex.store(r &+ frames, ordering: .releasing)
+        indices.commitRead(frames)
     }
 
     /// Drops up to `frames` of the oldest buffered frames (consumer).
     /// Returns the frames dropped.
     @_noLocks
     func discard(_ frames: Int) -> Int {
-        let r = readIndex.load(ordering: .relaxed)
-        let w = writeIndex.load(ordering: .acquiring)
+        let r = indices.read.load(ordering: .relaxed)
+        let w = indices.write.load(ordering: .acquiring)
         let n = max(0, min(frames, w &- r))
-        if n > 0 { readIndex.store(r &+ n, ordering: .releasing) }
+        if n > 0 { indices.read.store(r &+ n, ordering: .releasing) }
         return n
     }
 
@@ -119,8 +112,8 @@ struct SPSCRing: ~Copyable {
     /// overwriting producer (`overwriteRegions`) has lapped the reader.
     @_noLocks
     func rawFill() -> Int {
-        let r = readIndex.load(ordering: .relaxed)
-        let w = writeIndex.load(ordering: .acquiring)
+        let r = indices.read.load(ordering: .relaxed)
+        let w = indices.write.load(ordering: .acquiring)
         return w &- r
     }
 
@@ -129,12 +122,12 @@ struct SPSCRing: ~Copyable {
     /// Returns the frames skipped.
     @_noLocks
     func skipToNewest(keep: Int) -> Int {
-        let r = readIndex.load(ordering: .relaxed)
-        let w = writeIndex.load(ordering: .acquiring)
+        let r = indices.read.load(ordering: .relaxed)
+        let w = indices.write.load(ordering: .acquiring)
         let fill = w &- r
         let k = max(0, min(keep, capacityFrames))
         guard fill > k else { return 0 }
-        readIndex.store(w &- k, ordering: .releasing)
+        indices.read.store(w &- k, ordering: .releasing)
         return fill - k
     }
 
@@ -147,33 +140,31 @@ struct SPSCRing: ~Copyable {
     /// replaced (an overload case the engine avoids by skipping early).
     @_noLocks
     func overwriteRegions(frames: Int) -> RingRegions {
-        let w = writeIndex.load(ordering: .relaxed)
+        let w = indices.write.load(ordering: .relaxed)
         return regions(start: w, frames: max(0, min(frames, capacityFrames)))
     }
 
     /// Producer: free frames, never negative (0 while lapped).
     @_noLocks
     func writableFrames() -> Int {
-        let w = writeIndex.load(ordering: .relaxed)
-        let r = readIndex.load(ordering: .acquiring)
+        let w = indices.write.load(ordering: .relaxed)
+        let r = indices.read.load(ordering: .acquiring)
         return max(0, capacityFrames - max(0, w &- r))
     }
 
     /// The consumer's read counter (consumer thread).
     @_noLocks
-    func readCount() -> Int { readIndex.load(ordering: .relaxed) }
+    func readCount() -> Int { indices.read.load(ordering: .relaxed) }
 
     /// The producer's write counter (any thread; acquire).
     @_noLocks
-    func writeCount() -> Int { writeIndex.load(ordering: .acquiring) }
+    func writeCount() -> Int { indices.write.load(ordering: .acquiring) }
 
     // MARK: any thread
 
     /// Frames currently buffered (approximate while both sides run).
     @_noLocks
     func bufferedFrames() -> Int {
-        let r = readIndex.load(ordering: .acquiring)
-        let w = writeIndex.load(ordering: .acquiring)
-        return max(0, min(capacityFrames, w &- r))
+        indices.buffered(capacity: capacityFrames)
     }
 }

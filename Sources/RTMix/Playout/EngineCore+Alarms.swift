@@ -1,0 +1,103 @@
+import CRTMixSupport
+import Synchronization
+
+/// The render path's alarms and ducking, called from `renderClaimed`:
+/// render gaps (`renderResumed`), the "no RTC sound" monitor of call
+/// sources (`callAudioMissing`), heavy limiting (`limiterHeavy`) and the
+/// media duck. Real-time safe.
+extension EngineCore {
+    /// At the start of a render call: reports a return after an absence of
+    /// the render callback (a stall or an interruption).
+    @usableFromInline @_noLocks
+    /// Returns true when rendering resumes after an absence (a stall): the
+    /// source path then drops stale call audio and retires removed sources.
+    static func noteRenderStart(_ e: UnsafeMutablePointer<EngineCore>, now: UInt64, blockNs: UInt64,
+                                frameTime: UInt64) -> Bool {
+        guard let gap = e.pointee.stall.renderBegan(now: now, blockNs: blockNs) else { return false }
+        e.pointee.events.post(.renderResumed, source: 0, frameTime: frameTime,
+                              value: Int64(truncatingIfNeeded: min(gap, UInt64(Int64.max))))
+        return true
+    }
+
+    /// Feeds the "no RTC sound" monitor of a call source after its block
+    /// (`slot`: its slot index). Uses what the source path publishes: the
+    /// pushed and rendered frame counters, its target gain, and
+    /// `result.inputPeak` when measured. `callGain`: the call domain gain
+    /// at the end of the block.
+    @usableFromInline @_noLocks
+    static func monitorCallAudio(_ e: UnsafeMutablePointer<EngineCore>, slot: Int, _ s: UnsafeMutablePointer<SourceState>,
+                                 id: UInt32, _ result: SourceResult, frames: Int, callGain: Float,
+                                 frameTime: UInt64) {
+        let m = e.pointee.callMonitors + slot
+        let pushed = s.pointee.framesPushed.read()
+        let rendered = s.pointee.framesRendered.read()
+        let rate = e.pointee.renderState.pointee.sampleRate
+        if m.pointee.id != id || m.pointee.rate != rate {
+            // A new source in the slot, or a new output rate: start over.
+            m.pointee.id = id
+            m.pointee.rate = rate
+            let ms = Int64(e.pointee.config.callAudioMissingMs)
+            m.pointee.monitor.reset(alarmFrames: Int(truncatingIfNeeded: Int64(rate) * ms / 1000))
+            m.pointee.lastPushed = 0
+            m.pointee.lastRendered = 0
+        }
+        let produced = Int(truncatingIfNeeded: min(rendered &- m.pointee.lastRendered, UInt64(Int.max / 2)))
+        let cause = m.pointee.monitor.update(frames: frames, fed: pushed != m.pointee.lastPushed,
+                                             producedFrames: produced, inputPeak: result.inputPeak,
+                                             gain: s.pointee.targetGain.load() * callGain)
+        m.pointee.lastPushed = pushed
+        m.pointee.lastRendered = rendered
+        if cause != 0 {
+            e.pointee.events.post(.callAudioMissing, source: id, frameTime: frameTime, value: cause,
+                                  domain: 0)
+        }
+    }
+
+    /// After the limiter: `limiterHeavy` once per episode of more than
+    /// 6 dB of reduction; the episode ends when the gain is back above
+    /// -3 dB at the end of a block.
+    @usableFromInline @_noLocks
+    static func noteLimiter(_ e: UnsafeMutablePointer<EngineCore>, lowestGain: Float, endGain: Float,
+                            frameTime: UInt64) {
+        let heavy = e.pointee.limiterHeavyEpisode.load(ordering: .relaxed)
+        if !heavy && lowestGain < 0.501_187_2 {  // -6 dB
+            e.pointee.limiterHeavyEpisode.store(true, ordering: .relaxed)
+            let millibels: Float = _unsafePerformance { rtmix_support_linear_to_db(lowestGain) * 100 }
+            e.pointee.events.post(.limiterHeavy, source: 0, frameTime: frameTime, value: Int64(millibels))
+        } else if heavy && endGain > 0.707_945_8 {  // -3 dB
+            e.pointee.limiterHeavyEpisode.store(false, ordering: .relaxed)
+        }
+    }
+
+    /// With ducking on, after the sources are mixed: `callSum` holds the
+    /// call sources only (media waits on its bus); nil when no call source
+    /// was mixed. Detects voice in it and
+    /// returns the media gain to apply to the bus for local playout:
+    /// `mediaGain` × duck gain, constant (non-nil) or per frame in
+    /// `mediaCurve` (nil). Ducking off: `mediaGain` unchanged.
+    @usableFromInline @_noLocks
+    static func duckMedia(_ e: UnsafeMutablePointer<EngineCore>, callSum: UnsafePointer<Float>?, frames: Int,
+                          channels: Int, mediaGain: Float?, mediaCurve: UnsafeMutablePointer<Float>) -> Float? {
+        let d = e.pointee.ducker
+        guard d.pointee.enabled, let duckCurve = d.pointee.curve else { return mediaGain }
+        // nil: no call source in the block (nothing to detect).
+        let voice = callSum.map { Ducker.voiceActive($0, samples: frames * channels) } ?? false
+        let duck = d.pointee.advance(voice: voice, frames: frames,
+                                     sampleRate: e.pointee.renderState.pointee.sampleRate, curve: duckCurve)
+        e.pointee.duckGain.store(d.pointee.gain)
+        if d.pointee.gain < 1 || duck == nil { e.pointee.duckedFrames.add(frames) }
+        switch (mediaGain, duck) {
+        case let (m?, k?):
+            return m * k
+        case let (m?, nil):
+            for i in 0..<frames { mediaCurve[i] = m * duckCurve[i] }
+            return nil
+        case let (nil, k?):
+            if k != 1 { for i in 0..<frames { mediaCurve[i] *= k } }
+            return nil
+        case (nil, nil):
+            for i in 0..<frames { mediaCurve[i] *= duckCurve[i] }
+            return nil
+        }
+    }
+}
