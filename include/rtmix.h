@@ -156,6 +156,16 @@ typedef struct rtmix_engine_config {
                                      loudspeaker paths, 1.8x the canceller's
                                      cost); 0 = one canceller on the mono
                                      downmix. Ignored for mono output. */
+    /* --- memory cap (appended in 0.3; see docs/memory.md) --- */
+    uint64_t max_memory_bytes; /* cap on the memory RTMix allocates for the
+                                  engine and its sources (rings, scratch,
+                                  capture buffers; not the resampler
+                                  libraries' or speexdsp's own state);
+                                  default 67108864 (64 MiB); 0 = no cap.
+                                  An engine over it is not created and a
+                                  source that would exceed it is not added
+                                  (RTMIX_ERR_LIMIT); see memory_bytes in
+                                  rtmix_engine_stats */
 } rtmix_engine_config;
 
 typedef struct rtmix_source_config {
@@ -165,7 +175,12 @@ typedef struct rtmix_source_config {
     uint32_t channels;      /* 1 or 2 */
     uint32_t buffer_frames; /* ring capacity in source frames, 0 = default
                                (at least 400 ms, rounded up to a power of
-                               two); at most 2^22 */
+                               two); at most 2^22. Rejected
+                               (RTMIX_ERR_INVALID_ARGUMENT) when, rounded
+                               up to a power of two, it is smaller than one
+                               render block's input (max_frames output
+                               frames at the current output rate), or when
+                               explicit and smaller than target_buffer_ms */
     float gain;             /* initial linear gain, 0..RTMIX_MAX_GAIN;
                                default 1 */
     float target_buffer_ms; /* clock-drift compensation: 0 = off (default;
@@ -231,6 +246,10 @@ typedef struct rtmix_engine_stats {
     uint64_t capture_nonfinite_samples; /* NaN/Inf mic samples, replaced
                                        by 0 */
     uint64_t capture_ns_max;        /* longest capture call */
+    uint64_t memory_bytes;          /* bytes RTMix holds for the engine and
+                                       its sources (removed ones until
+                                       freed), as counted against
+                                       max_memory_bytes */
 } rtmix_engine_stats;
 
 /* aec_delay_source values. */
@@ -277,7 +296,9 @@ int32_t rtmix_engine_config_init(rtmix_engine_config *cfg);
  * needs is allocated here (and in rtmix_source_add).
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL cfg/out, cfg->size too small,
  * value out of range), RTMIX_ERR_UNSUPPORTED_FORMAT (rate/channels),
- * RTMIX_ERR_NO_MEMORY. On error `*out` is set to NULL (if out is not NULL).
+ * RTMIX_ERR_LIMIT (the engine's own buffers exceed cfg->max_memory_bytes),
+ * RTMIX_ERR_NO_MEMORY (an allocation failed; everything already allocated
+ * is freed). On error `*out` is set to NULL (if out is not NULL).
  * Thread safety: any thread. Real-time safe: no (allocates). */
 int32_t rtmix_engine_create(const rtmix_engine_config *cfg, rtmix_engine **out);
 
@@ -325,9 +346,13 @@ int32_t rtmix_source_config_init(rtmix_source_config *cfg, rtmix_domain domain,
 /* Adds a source and stores its id in `*out_id`. It is mixed from the next
  * render call on; until its first push it is silent and counts no underrun.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, bad domain/gain/buffer size,
- * size too small), RTMIX_ERR_UNSUPPORTED_FORMAT (rate/channels),
- * RTMIX_ERR_LIMIT (max_sources reached, counting removed sources whose fade
- * out the renderer has not finished), RTMIX_ERR_NO_MEMORY.
+ * a ring that cannot hold one render block's input or an explicit ring
+ * smaller than target_buffer_ms, size too small),
+ * RTMIX_ERR_UNSUPPORTED_FORMAT (rate/channels), RTMIX_ERR_LIMIT
+ * (max_sources reached, counting removed sources whose fade out the
+ * renderer has not finished; or the source would take the engine above
+ * max_memory_bytes), RTMIX_ERR_NO_MEMORY (an allocation failed; nothing
+ * changed).
  * Thread safety: control threads. Real-time safe: no (allocates); never
  * blocks the render or producer threads. */
 int32_t rtmix_source_add(rtmix_engine *engine, const rtmix_source_config *cfg,
@@ -552,6 +577,16 @@ int32_t rtmix_source_stats_init(rtmix_source_stats *stats);
  * Thread safety: control threads. Real-time safe: no (takes the control
  * lock); never blocks the render or producer threads. */
 int32_t rtmix_engine_get_stats(rtmix_engine *engine, rtmix_engine_stats *stats);
+
+/* Test hook: makes the `nth` failable allocation from now on fail (1 = the
+ * next one; 0 or negative = none), so a test can drive every allocation
+ * failure point of rtmix_engine_create, rtmix_source_add and
+ * rtmix_engine_set_output_format in turn, and returns how many failable
+ * allocations were made since the previous call. Process-wide (allocations
+ * on other threads count too); for tests only, never in production.
+ * Errors: none. Thread safety: any thread. Real-time safe: no (test hook;
+ * a first call may initialise the counters). */
+int64_t rtmix_testing_fail_allocation(int64_t nth);
 
 /* Copies one source's statistics (up to stats->size bytes).
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, size too small),

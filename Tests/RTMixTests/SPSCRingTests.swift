@@ -4,7 +4,7 @@ import XCTest
 
 final class SPSCRingTests: XCTestCase {
     func testRegionsWrapAndCounts() {
-        let ring = SPSCRing(capacityFrames: 8, channels: 2)
+        let ring = SPSCRing(capacityFrames: 8, channels: 2)!
         var w = ring.writableRegions(maxFrames: 100)
         XCTAssertEqual(w.frames, 8)
         for i in 0..<10 { w.first[i] = Float(i) }
@@ -31,7 +31,7 @@ final class SPSCRingTests: XCTestCase {
     /// small ring; the consumer sees every value once, in order.
     func testTwoThreadStressPreservesOrder() {
         let ring = UnsafeMutablePointer<SPSCRing>.allocate(capacity: 1)
-        ring.initialize(to: SPSCRing(capacityFrames: 256, channels: 1))
+        ring.initialize(to: SPSCRing(capacityFrames: 256, channels: 1)!)
         defer { ring.deinitialize(count: 1); ring.deallocate() }
         let total = 2_000_000
         nonisolated(unsafe) let shared = ring

@@ -45,6 +45,7 @@ enum CConversion {
         r.echo_suppression = c.echoSuppression ? 1 : 0
         r.agc = c.agc ? 1 : 0
         r.aec_stereo_reference = c.aecStereoReference ? 1 : 0
+        r.max_memory_bytes = UInt64(c.maxMemoryBytes)
         return r
     }
 
@@ -81,6 +82,8 @@ enum CConversion {
         r.echoSuppression = c.echo_suppression != 0
         r.agc = c.agc != 0
         r.aecStereoReference = c.aec_stereo_reference != 0
+        // Saturates (above Int.max on 32-bit targets: in effect no cap).
+        r.maxMemoryBytes = Int(truncatingIfNeeded: min(c.max_memory_bytes, UInt64(Int.max)))
         return r
     }
 
@@ -135,6 +138,7 @@ enum CConversion {
         r.capture_reference_overflow_frames = c.referenceOverflowFrames
         r.capture_nonfinite_samples = c.nonfiniteSamples
         r.capture_ns_max = c.captureNsMax
+        r.memory_bytes = UInt64(s.memoryBytes)
         return r
     }
 

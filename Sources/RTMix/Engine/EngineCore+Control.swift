@@ -52,12 +52,15 @@ extension EngineCore {
             let id64 = generation * UInt64(maxSources) + UInt64(free) + 1
             guard id64 <= UInt64(UInt32.max) else { return (RTMixError.limit.code, 0) }
             let rate = e.pointee.currentFormat().sampleRate
+            if let error = config.validate(engineMaxFrames: e.pointee.config.maxFrames, outputRate: rate) {
+                return (error.code, 0)
+            }
+            guard memoryAllows(e, config) else { return (RTMixError.limit.code, 0) }
             guard let state = SourceState(config: config, engine: e.pointee.config, outputRate: rate,
-                                          rampFrames: e.pointee.config.rampFrames(at: rate)) else {
+                                          rampFrames: e.pointee.config.rampFrames(at: rate)),
+                  let pointer = Allocation.make(state) else {
                 return (RTMixError.noMemory.code, 0)
             }
-            let pointer = UnsafeMutablePointer<SourceState>.allocate(capacity: 1)
-            pointer.initialize(to: state)
             control(e).pointee.nextGeneration += 1
             let slot = e.pointee.slots + free
             slot.pointee.source.store(pointer, ordering: .relaxed)
@@ -123,8 +126,7 @@ extension EngineCore {
             if let source = slot.pointee.source.exchange(nil, ordering: .acquiring) {
                 control(e).pointee.retiredRejected &+= source.pointee.framesRejected.read()
                 control(e).pointee.retiredNonfinite &+= source.pointee.nonfinitePushed.read()
-                source.deinitialize(count: 1)
-                source.deallocate()
+                Allocation.destroy(source)
             }
             slotControl(e)[i] = SlotControl()
             slot.pointee.state.store(SlotState.empty, ordering: .releasing)
@@ -194,6 +196,7 @@ extension EngineCore {
             st.sourcesAdded = control(e).pointee.sourcesAdded
             st.sourcesRemoved = control(e).pointee.sourcesRemoved
             st.captureRate = e.pointee.config.captureRate
+            st.memoryBytes = memoryInUse(e)
             st.capture = captureStats(e)
             return st
         }
@@ -220,8 +223,10 @@ extension EngineCore {
 
             // 1. New resamplers for every source the renderer may still touch.
             let n = e.pointee.config.maxSources
-            let fresh = UnsafeMutablePointer<Resampler?>.allocate(capacity: n)
-            defer { fresh.deallocate() }
+            guard let fresh = Allocation.allocate(Resampler?.self, count: n) else {
+                return RTMixError.noMemory.code
+            }
+            defer { Allocation.free(fresh) }
             var built = 0
             var failed = false
             for i in 0..<n {
@@ -315,5 +320,27 @@ extension EngineCore {
             st.driftPpm = s.pointee.driftPpm.load()
             return st
         }
+    }
+
+    /// Bytes RTMix holds for the engine and every source not yet freed
+    /// (removed ones included until reclaimed). Control lock held.
+    @usableFromInline
+    static func memoryInUse(_ e: UnsafeMutablePointer<EngineCore>) -> Int {
+        var total = e.pointee.baseBytes
+        for i in 0..<e.pointee.config.maxSources {
+            if let s = e.pointee.slots[i].source.load(ordering: .acquiring) {
+                total += s.pointee.memoryBytes(engineMaxFrames: e.pointee.config.maxFrames)
+            }
+        }
+        return total
+    }
+
+    /// Whether a source with `config` fits under `maxMemoryBytes` (0: no
+    /// cap). Control lock held.
+    static func memoryAllows(_ e: UnsafeMutablePointer<EngineCore>, _ config: SourceConfig) -> Bool {
+        let cap = e.pointee.config.maxMemoryBytes
+        guard cap != 0 else { return true }
+        guard let needed = SourceState.memoryBytes(config: config, engine: e.pointee.config) else { return false }
+        return memoryInUse(e) + needed <= cap
     }
 }

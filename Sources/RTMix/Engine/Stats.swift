@@ -19,6 +19,9 @@ public struct EngineStats: Sendable, Equatable {
     public var captureRate = 0
     /// The capture path (all zero when capture is off).
     public var capture = CaptureStats()
+    /// Bytes RTMix holds for the engine and its sources, as counted against
+    /// `EngineConfig.maxMemoryBytes`.
+    public var memoryBytes = 0
     public init() {}
 }
 

@@ -73,14 +73,25 @@ struct SourceState: ~Copyable {
         } else {
             resampler = nil
         }
-        ring = SPSCRing(capacityFrames: config.ringCapacityFrames, channels: config.channels)
-        scratch = .allocate(capacity: engine.maxFrames * config.channels)
-        scratch.initialize(repeating: 0, count: engine.maxFrames * config.channels)
-        gainCurve = .allocate(capacity: engine.maxFrames)
-        gainCurve.initialize(repeating: 0, count: engine.maxFrames)
-        render = .allocate(capacity: 1)
-        render.initialize(to: SourceRenderState(gainRamp: GainRamp(initial: config.gain, rampFrames: rampFrames),
-                                                resampler: resampler))
+        // Failable allocations (Allocation): on any failure free what this
+        // init already has (the ring and resampler free themselves) and fail.
+        guard let ring = SPSCRing(capacityFrames: config.ringCapacityFrames, channels: config.channels),
+              let scratch = Allocation.allocate(repeating: Float(0), count: engine.maxFrames * config.channels)
+        else { return nil }
+        guard let gainCurve = Allocation.allocate(repeating: Float(0), count: engine.maxFrames) else {
+            Allocation.free(scratch)
+            return nil
+        }
+        guard let render = Allocation.make(SourceRenderState(
+            gainRamp: GainRamp(initial: config.gain, rampFrames: rampFrames), resampler: resampler)) else {
+            Allocation.free(scratch)
+            Allocation.free(gainCurve)
+            return nil
+        }
+        self.ring = ring
+        self.scratch = scratch
+        self.gainCurve = gainCurve
+        self.render = render
         targetGain = AtomicFloat(config.gain)
         requestedGain = AtomicFloat(config.gain)
         muted = AtomicFloat(0)
@@ -92,10 +103,29 @@ struct SourceState: ~Copyable {
     }
 
     deinit {
-        render.deinitialize(count: 1)
-        render.deallocate()
-        scratch.deallocate()
-        gainCurve.deallocate()
+        Allocation.destroy(render)
+        Allocation.free(scratch)
+        Allocation.free(gainCurve)
+    }
+
+    /// Bytes RTMix allocates for a source (state, ring, scratch, gain curve,
+    /// render state; resampler libraries' own state excluded), nil on
+    /// overflow. The engine's memory cap counts this.
+    static func memoryBytes(config: SourceConfig, engine: EngineConfig) -> Int? {
+        guard let ring = SPSCRing.memoryBytes(capacityFrames: config.ringCapacityFrames, channels: config.channels)
+        else { return nil }
+        return memoryBytes(ringBytes: ring, channels: config.channels, engineMaxFrames: engine.maxFrames)
+    }
+
+    static func memoryBytes(ringBytes: Int, channels: Int, engineMaxFrames: Int) -> Int {
+        MemoryLayout<SourceState>.stride + ringBytes + MemoryLayout<SourceRenderState>.stride
+            + MemoryLayout<Float>.stride * engineMaxFrames * (channels + 1)
+    }
+
+    /// What this source holds (see `memoryBytes(config:engine:)`).
+    func memoryBytes(engineMaxFrames: Int) -> Int {
+        SourceState.memoryBytes(ringBytes: MemoryLayout<Float>.stride * ring.capacityFrames * channels,
+                                channels: channels, engineMaxFrames: engineMaxFrames)
     }
 }
 

@@ -33,6 +33,7 @@ enum Allocation {
         guard let n = bytes(T.self, count: count), !injectedFailure() else { return nil }
         let align = max(alignment, MemoryLayout<T>.alignment)
         guard let raw = rtmix_support_alloc(n, align) else { return nil }
+        liveAllocations.wrappingAdd(1, ordering: .relaxed)
         return raw.bindMemory(to: T.self, capacity: count)
     }
 
@@ -55,6 +56,7 @@ enum Allocation {
     /// types, or values already moved out). nil does nothing.
     static func free<T: ~Copyable>(_ p: UnsafeMutablePointer<T>?) {
         guard let p else { return }
+        liveAllocations.wrappingSubtract(1, ordering: .relaxed)
         rtmix_support_free(UnsafeMutableRawPointer(p))
     }
 
@@ -62,7 +64,7 @@ enum Allocation {
     static func destroy<T: ~Copyable>(_ p: UnsafeMutablePointer<T>?, count: Int = 1) {
         guard let p else { return }
         p.deinitialize(count: count)
-        rtmix_support_free(UnsafeMutableRawPointer(p))
+        free(p)
     }
 
     // MARK: failure injection (tests)
@@ -78,6 +80,10 @@ enum Allocation {
         return made
     }
 
+    /// Allocations from here not yet freed, process-wide (tests compare it
+    /// before and after a failed call: equal means nothing leaked).
+    static var live: Int { liveAllocations.load(ordering: .relaxed) }
+
     static func injectedFailure() -> Bool {
         let n = allocationCount.wrappingAdd(1, ordering: .relaxed).newValue
         let failAt = allocationFailAt.load(ordering: .relaxed)
@@ -89,3 +95,36 @@ enum Allocation {
 /// then allocates).
 private let allocationCount = Atomic<Int>(0)
 private let allocationFailAt = Atomic<Int>(0)
+private let liveAllocations = Atomic<Int>(0)
+
+/// Several failable allocations that succeed or fail together: each
+/// `allocate` is remembered, and unless `commit()` is called, leaving scope
+/// (e.g. `return nil` after a failed `guard let`) frees them all. `bytes`
+/// is what the batch holds (for the engine's memory accounting).
+struct AllocationBatch: ~Copyable {
+    private var pointers: [UnsafeMutableRawPointer] = []
+    private var committed = false
+    private(set) var bytes = 0
+
+    init() {}
+
+    mutating func allocate<T>(repeating value: T, count: Int, alignment: Int = 0) -> UnsafeMutablePointer<T>? {
+        if pointers.isEmpty { pointers.reserveCapacity(16) }
+        guard let n = Allocation.bytes(T.self, count: count),
+              let p = Allocation.allocate(repeating: value, count: count, alignment: alignment) else { return nil }
+        pointers.append(UnsafeMutableRawPointer(p))
+        bytes += n
+        return p
+    }
+
+    /// Keeps everything allocated; returns the bytes held.
+    mutating func commit() -> Int {
+        committed = true
+        pointers = []
+        return bytes
+    }
+
+    deinit {
+        if !committed { for p in pointers { Allocation.free(p.assumingMemoryBound(to: UInt8.self)) } }
+    }
+}

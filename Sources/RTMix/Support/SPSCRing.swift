@@ -45,19 +45,28 @@ struct SPSCRing: ~Copyable {
 
     /// `capacityFrames` must be a power of two. `startIndex` (tests only)
     /// starts both counters elsewhere than 0, e.g. just below `Int.max` to
-    /// exercise the wrap.
-    init(capacityFrames: Int, channels: Int, startIndex: Int = 0) {
+    /// exercise the wrap. nil when the storage cannot be allocated.
+    init?(capacityFrames: Int, channels: Int, startIndex: Int = 0) {
         precondition(capacityFrames > 0 && capacityFrames & (capacityFrames - 1) == 0)
+        let samples = capacityFrames.multipliedReportingOverflow(by: channels)
+        guard !samples.overflow,
+              let s = Allocation.allocate(repeating: Float(0), count: samples.partialValue) else { return nil }
+        storage = s
         writeIndex = Atomic(startIndex)
         readIndex = Atomic(startIndex)
         self.capacityFrames = capacityFrames
         self.channels = channels
         self.mask = capacityFrames - 1
-        storage = .allocate(capacity: capacityFrames * channels)
-        storage.initialize(repeating: 0, count: capacityFrames * channels)
     }
 
-    deinit { storage.deallocate() }
+    deinit { Allocation.free(storage) }
+
+    /// Bytes a ring of this size allocates (for the engine's memory
+    /// accounting), nil on overflow.
+    static func memoryBytes(capacityFrames: Int, channels: Int) -> Int? {
+        let samples = capacityFrames.multipliedReportingOverflow(by: channels)
+        return samples.overflow ? nil : Allocation.bytes(Float.self, count: samples.partialValue)
+    }
 
     @_noLocks
     func regions(start: Int, frames: Int) -> RingRegions {
