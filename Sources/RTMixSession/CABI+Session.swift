@@ -1,4 +1,4 @@
-// CABI+Session.swift — the rtmix_session_* C exports (include/rtmix.h).
+// CABI+Session.swift — the rtmix_session_* C exports (include/rtmix_session.h).
 // A thin layer: argument checks, struct <-> Swift conversion, error codes.
 // All policy lives in SessionEngine and its extensions.
 
@@ -86,7 +86,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 
 // MARK: Struct init
 
-// Real-time safe per rtmix.h. The struct inits, the *_name functions are
+// Real-time safe per rtmix_session.h. The struct inits, the *_name functions are
 // `@_noLocks`; config_init, settings_init and check_config are not: the
 // compiler cannot check their cross-file callees in debug builds (the
 // synthesized `rawValue` accessors, `SessionOptions = []` array-literal
