@@ -164,11 +164,13 @@ enum CConversion {
         return r
     }
 
+    // The struct rules themselves live once, in C (CRTMixHeader's
+    // rtmix_struct_abi.h), shared with the session engine's C layer.
+
     /// `*_init` of an output struct: all zero but `size` (the first field).
     static func initEmpty<T>(_ p: UnsafeMutablePointer<T>?, _ empty: T) -> Int32 {
         guard let p else { return RTMixError.invalidArgument.code }
-        p.pointee = empty
-        UnsafeMutableRawPointer(p).storeBytes(of: UInt32(MemoryLayout<T>.size), as: UInt32.self)
+        rtmix_abi_init_empty(p, MemoryLayout<T>.size)
         return 0
     }
 
@@ -176,12 +178,11 @@ enum CConversion {
     /// caller's struct is shorter than ours), the rest from `defaults`.
     /// nil when `size` is below `minimum` (the version-0 size).
     static func copyIn<T>(_ p: UnsafePointer<T>, defaults: T, minimum: UInt32) -> T? {
-        let size = UnsafeRawPointer(p).load(as: UInt32.self)
-        guard size >= minimum else { return nil }
         var value = defaults
-        let n = min(int(size), MemoryLayout<T>.size)
-        withUnsafeMutableBytes(of: &value) { $0.baseAddress!.copyMemory(from: UnsafeRawPointer(p), byteCount: n) }
-        return value
+        let status = withUnsafeMutableBytes(of: &value) {
+            rtmix_abi_copy_in($0.baseAddress!, MemoryLayout<T>.size, p, minimum)
+        }
+        return status == 0 ? value : nil
     }
 
     /// Copies `value` into `dest` up to `dest.pointee.size` bytes (the
@@ -199,11 +200,6 @@ enum CConversion {
     @_noLocks
     static func copyOutRaw(_ src: UnsafeRawPointer, size: Int, to dest: UnsafeMutableRawPointer,
                            minimum: UInt32) -> Int32 {
-        let callerSize = dest.load(as: UInt32.self)
-        guard callerSize >= minimum else { return RTMixError.invalidArgument.code }
-        let n = min(Int(truncatingIfNeeded: callerSize), size)
-        dest.copyMemory(from: src, byteCount: n)
-        dest.storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
-        return 0
+        _unsafePerformance { rtmix_abi_copy_out(dest, src, size, minimum) }
     }
 }
