@@ -124,7 +124,8 @@ struct SourceState: ~Copyable {
 
     /// What this source holds (see `memoryBytes(config:engine:)`).
     func memoryBytes(engineMaxFrames: Int) -> Int {
-        SourceState.memoryBytes(ringBytes: MemoryLayout<Float>.stride * ring.capacityFrames * channels,
+        SourceState.memoryBytes(ringBytes: SPSCRing.memoryBytes(capacityFrames: ring.capacityFrames,
+                                                                channels: channels) ?? 0,
                                 channels: channels, engineMaxFrames: engineMaxFrames)
     }
 }
