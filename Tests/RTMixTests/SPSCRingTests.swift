@@ -75,6 +75,10 @@ final class SPSCRingTests: XCTestCase {
         XCTAssertEqual(line(p), line(p + size - 1))  // a side never straddles a line
         XCTAssertEqual(line(c), line(c + size - 1))
         XCTAssertEqual(UInt(bitPattern: p) % 64, 0)
+        ring.commitWrite(5)
+        ring.commitRead(3)
+        XCTAssertEqual(ring.producer.pointee.index.load(ordering: .relaxed), 5)
+        XCTAssertEqual(ring.consumer.pointee.index.load(ordering: .relaxed), 3)
     }
 
     /// The cached copy of the other side's index only saves loads: a side
