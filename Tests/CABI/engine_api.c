@@ -2226,6 +2226,18 @@ static void test_memory(void) {
     CHECK_ST(rtmix_engine_get_stats(e, &st), RTMIX_OK);
     CHECK_U64(st.active_sources, 2);
     rtmix_engine_destroy(e);
+    /* A config that can never work is INVALID_ARGUMENT even when no slot is
+     * free (found by FuzzEngineC: it was RTMIX_ERR_LIMIT). */
+    rtmix_engine_config_init(&c);
+    c.max_sources = 1;
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_OK);
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_MEDIA, 12000, 2);
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_OK);
+    sc.buffer_frames = 480; /* a 4096-frame block at 48 kHz needs 1026 */
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_ERR_INVALID_ARGUMENT);
+    sc.buffer_frames = 0;
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_ERR_LIMIT);
+    rtmix_engine_destroy(e);
 }
 
 int main(void) {

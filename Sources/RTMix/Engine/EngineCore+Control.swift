@@ -41,6 +41,12 @@ extension EngineCore {
     static func addSource(_ e: UnsafeMutablePointer<EngineCore>, _ config: SourceConfig) -> (status: Int32, id: UInt32) {
         if let error = config.validate() { return (error.code, 0) }
         return withControlLock(e) {
+            // A config that can never work with this engine is invalid
+            // whether or not a slot is free.
+            if let error = config.validate(engineMaxFrames: e.pointee.config.maxFrames,
+                                           outputRate: e.pointee.currentFormat().sampleRate) {
+                return (error.code, 0)
+            }
             let maxSources = e.pointee.config.maxSources
             var free = -1
             for i in 0..<maxSources where e.pointee.slots[i].state.load(ordering: .acquiring) == SlotState.empty {
@@ -52,9 +58,6 @@ extension EngineCore {
             let id64 = generation * UInt64(maxSources) + UInt64(free) + 1
             guard id64 <= UInt64(UInt32.max) else { return (RTMixError.limit.code, 0) }
             let rate = e.pointee.currentFormat().sampleRate
-            if let error = config.validate(engineMaxFrames: e.pointee.config.maxFrames, outputRate: rate) {
-                return (error.code, 0)
-            }
             guard memoryAllows(e, config) else { return (RTMixError.limit.code, 0) }
             guard let state = SourceState(config: config, engine: e.pointee.config, outputRate: rate,
                                           rampFrames: e.pointee.config.rampFrames(at: rate)),
