@@ -19,6 +19,12 @@ import PackageDescription
 // - RenderCount  the same cases as a plain executable for callgrind
 //                (scripts/bench-callgrind counts instructions per callback).
 // - RenderCases  the cases themselves, shared by both.
+// - Contention   package-benchmark suite (issue 11): the engine's SPSCRing
+//                against its pre-issue-11 layout with two spinning threads,
+//                and render calls while 1 or 3 producers push.
+// - RingUnderTest the ring transfer and multi-producer cases; SPSCRing.swift
+//                and Allocation.swift there are symlinks to the engine's
+//                own files, so the ring measured is the engine's.
 //
 // SwiftPM names a path dependency after its directory (the clone's name), so
 // derive it rather than hard-coding the checkout's folder name.
@@ -75,6 +81,20 @@ let package = Package(
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
             path: "Benchmarks/Capture",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .target(
+            name: "RingUnderTest",
+            dependencies: [.product(name: "RTMixKit", package: rootPackage)],
+            path: "Sources/RingUnderTest"
+        ),
+        .executableTarget(
+            name: "Contention",
+            dependencies: [
+                "RingUnderTest",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/Contention",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(

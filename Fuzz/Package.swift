@@ -14,7 +14,7 @@ import PackageDescription
 //                 documented invariants after every call.
 // - FuzzSessionC  the same for rtmix_session_* (and `SessionEngine`).
 // - CRTMixABI     declares the C ABI for Swift: its header includes the
-//                 repository's include/rtmix.h. The functions themselves are
+//                 repository's include/rtmix.h and include/rtmix_session.h. The functions themselves are
 //                 the @_cdecl exports of the RTMixKit product's objects.
 //
 // SwiftPM names a path dependency after its directory (the clone's name), so

@@ -21,6 +21,17 @@ static inline void rtmix_support_mutex_destroy(void *m) {
     if (m) { pthread_mutex_destroy((pthread_mutex_t *)m); free(m); }
 }
 
+/* Failable allocation (control paths only): posix_memalign with at least
+ * pointer alignment; NULL on failure or overflow, never aborts. A request
+ * of 0 bytes allocates 1. Free with rtmix_support_free. */
+static inline void *rtmix_support_alloc(size_t bytes, size_t alignment) {
+    void *p = NULL;
+    if (alignment < sizeof(void *)) alignment = sizeof(void *);
+    if (posix_memalign(&p, alignment, bytes ? bytes : 1) != 0) return NULL;
+    return p;
+}
+static inline void rtmix_support_free(void *p) { free(p); }
+
 /* CLOCK_MONOTONIC in nanoseconds (vDSO on Linux: no system call). */
 static inline uint64_t rtmix_support_monotonic_ns(void) {
     struct timespec ts;

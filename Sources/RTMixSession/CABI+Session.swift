@@ -1,4 +1,4 @@
-// CABI+Session.swift — the rtmix_session_* C exports (include/rtmix.h).
+// CABI+Session.swift — the rtmix_session_* C exports (include/rtmix_session.h).
 // A thin layer: argument checks, struct <-> Swift conversion, error codes.
 // All policy lives in SessionEngine and its extensions.
 
@@ -49,21 +49,23 @@ private enum V0 {
     size >= v0
 }
 
+// The struct copy-in/copy-out rules live once, in C (CRTMixHeader's
+// rtmix_struct_abi.h), shared with the engine's C layer. The callers here
+// check the version-0 size first (sizeOK), so these pass minimum 0.
+
 /// `*_init` of a struct whose defaults are all zero: zero it, set `size`.
 private func initEmpty<T>(_ p: UnsafeMutablePointer<T>?, _ empty: T) -> Int32 {
     guard let p else { return RTMIX_ERR_INVALID_ARGUMENT }
-    p.pointee = empty
-    UnsafeMutableRawPointer(p).storeBytes(of: UInt32(MemoryLayout<T>.size), as: UInt32.self)
+    let size = MemoryLayout<T>.size
+    _unsafePerformance { rtmix_abi_init_empty(p, size) }  // memset + one store
     return RTMIX_OK
 }
 
 /// Reads at most `size` bytes of a caller's input struct (an older caller's
 /// struct is shorter than ours); the rest comes from `defaults`.
 private func readIn<T>(_ p: UnsafePointer<T>, defaults: T) -> T {
-    let size = UnsafeRawPointer(p).load(as: UInt32.self)
     var value = defaults
-    let n = Int(min(size, UInt32(MemoryLayout<T>.size)))  // no Int(UInt32) trap on 32-bit
-    withUnsafeMutableBytes(of: &value) { $0.baseAddress!.copyMemory(from: UnsafeRawPointer(p), byteCount: n) }
+    _ = withUnsafeMutableBytes(of: &value) { rtmix_abi_copy_in($0.baseAddress!, MemoryLayout<T>.size, p, 0) }
     return value
 }
 
@@ -71,11 +73,8 @@ private func readIn<T>(_ p: UnsafePointer<T>, defaults: T) -> T {
 /// `size` to the bytes filled, min(caller's size, ours): a newer caller's
 /// struct is longer than ours, and this tells it which fields we filled.
 private func writeOut<T>(_ value: T, to p: UnsafeMutablePointer<T>) {
-    let size = UnsafeRawPointer(p).load(as: UInt32.self)
     var v = value
-    let n = Int(min(size, UInt32(MemoryLayout<T>.size)))  // no Int(UInt32) trap on 32-bit
-    withUnsafeBytes(of: &v) { UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: n) }
-    UnsafeMutableRawPointer(p).storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
+    _ = withUnsafeBytes(of: &v) { rtmix_abi_copy_out(p, $0.baseAddress!, MemoryLayout<T>.size, 0) }
 }
 
 private func cString(_ s: StaticString) -> UnsafePointer<CChar> {
@@ -86,7 +85,7 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
 
 // MARK: Struct init
 
-// Real-time safe per rtmix.h. The struct inits, the *_name functions are
+// Real-time safe per rtmix_session.h. The struct inits, the *_name functions are
 // `@_noLocks`; config_init, settings_init and check_config are not: the
 // compiler cannot check their cross-file callees in debug builds (the
 // synthesized `rawValue` accessors, `SessionOptions = []` array-literal

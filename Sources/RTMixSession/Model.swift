@@ -4,7 +4,7 @@
 // integers (category options, route-change reasons, interruption flags), so
 // host glue can pass them straight through. Categories, modes and ports are
 // strings on the platform; they get stable integers here (documented in
-// include/rtmix.h and docs/session-policy.md).
+// include/rtmix_session.h and docs/session-policy.md).
 
 /// Audio session category (AVAudioSessionCategory*). Stable integer values.
 public enum SessionCategory: UInt32, Sendable {

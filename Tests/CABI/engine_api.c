@@ -400,11 +400,13 @@ static void test_get_config(void) {
     CHECK_U64(offsetof(rtmix_engine_config, resampler_quality), 32);
     CHECK_U64(offsetof(rtmix_engine_config, capture_rate), 36);
     CHECK_U64(offsetof(rtmix_engine_config, duck_depth_db), 64); /* 0.3: ducking, alarms */
-    CHECK_U64(sizeof(rtmix_engine_config), 80);
+    CHECK_U64(offsetof(rtmix_engine_config, max_memory_bytes), 80); /* 0.3: memory cap */
+    CHECK_U64(sizeof(rtmix_engine_config), 88);
     CHECK_U64(offsetof(rtmix_engine_stats, sources_removed), 104);
     CHECK_U64(offsetof(rtmix_engine_stats, capture_calls), 112);
     CHECK_U64(offsetof(rtmix_engine_stats, duck_gain_db), 224);
-    CHECK_U64(sizeof(rtmix_engine_stats), 248);
+    CHECK_U64(offsetof(rtmix_engine_stats, memory_bytes), 248);
+    CHECK_U64(sizeof(rtmix_engine_stats), 256);
     CHECK_U64(sizeof(rtmix_source_stats) >= 96, 1);
     CHECK_U64(sizeof(rtmix_source_config) >= 28, 1);
     /* A newer, larger caller struct: only the fields this library knows
@@ -612,7 +614,9 @@ static void test_ids_and_limit(void) {
 }
 
 static void test_push(void) {
-    rtmix_engine *e = make_engine(48000, 2, 4096, 8);
+    /* max_frames 1024: a ring must hold one block's input (the 1024-frame
+     * ring below). */
+    rtmix_engine *e = make_engine(48000, 2, 1024, 8);
     rtmix_source_id s, mono, removed;
     static float f[4096 * 2];
     static int16_t s16[4096 * 2];
@@ -2452,7 +2456,9 @@ static void test_capture_extremes(void) {
     SECTION("capture_extremes");
     for (t = 0; t < 3; t++) {
         rtmix_engine *e = make_capture_engine(fmt[t][0], 2, 16384, fmt[t][1], fmt[t][2], 1000, 1);
-        rtmix_source_id s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 1 << 16);
+        /* 1 << 17: one 16384-frame block at 8 kHz output takes 98304
+         * frames of this 48 kHz source. */
+        rtmix_source_id s = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 1 << 17);
         CHECK_ST(rtmix_domain_set_publish_gain(e, RTMIX_DOMAIN_MEDIA, 2.0f), RTMIX_OK);
         for (k = 0; k < 6; k++) {
             uint32_t rf = k % 2 ? 16384 : 1 + (uint32_t)k * 1000;
@@ -2542,6 +2548,145 @@ static void test_capture_concurrent(void) {
     rtmix_engine_destroy(r.e);
 }
 
+/* Issue 11 defect 6: every allocation of create, add and format change can
+ * fail (rtmix_testing_fail_allocation drives each in turn) and returns
+ * RTMIX_ERR_NO_MEMORY with nothing changed (leaks: scripts/asan-check and
+ * AllocationFailureTests); the memory cap; configurations that can never
+ * work. */
+static void test_memory(void) {
+    rtmix_engine_config c;
+    rtmix_engine_stats st, st2;
+    rtmix_source_config sc;
+    rtmix_engine *e = NULL;
+    rtmix_source_id id = 0;
+    int64_t n, i;
+    uint64_t base;
+
+    SECTION("memory");
+    rtmix_engine_config_init(&c);
+    CHECK_U64(c.max_memory_bytes, 64u << 20);
+    c.capture_rate = 16000;
+    c.max_frames = 960;
+
+    /* Every failure point of create. */
+    rtmix_testing_fail_allocation(0);
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_OK);
+    n = rtmix_testing_fail_allocation(0);
+    CHECK(n >= 30);
+    rtmix_engine_destroy(e);
+    for (i = 1; i <= n; i++) {
+        e = (rtmix_engine *)(void *)&g_passed;
+        rtmix_testing_fail_allocation(i);
+        CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_ERR_NO_MEMORY);
+        CHECK(e == NULL);
+    }
+    rtmix_testing_fail_allocation(0);
+
+    /* Every failure point of add (a resampled, drift-compensated source). */
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_OK);
+    rtmix_engine_stats_init(&st);
+    CHECK_ST(rtmix_engine_get_stats(e, &st), RTMIX_OK);
+    CHECK(st.memory_bytes > 0);
+    base = st.memory_bytes;
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_MEDIA, 44100, 2);
+    sc.target_buffer_ms = 60;
+    rtmix_testing_fail_allocation(0);
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_OK);
+    n = rtmix_testing_fail_allocation(0);
+    CHECK(n >= 5);
+    CHECK_ST(rtmix_engine_get_stats(e, &st), RTMIX_OK);
+    CHECK(st.memory_bytes > base + 32768u * 2 * 4); /* at least the ring */
+    for (i = 1; i <= n; i++) {
+        rtmix_source_id other = 77;
+        rtmix_testing_fail_allocation(i);
+        CHECK_ST(rtmix_source_add(e, &sc, &other), RTMIX_ERR_NO_MEMORY);
+        rtmix_testing_fail_allocation(0);
+        CHECK(other == 77);
+        rtmix_engine_stats_init(&st2);
+        CHECK_ST(rtmix_engine_get_stats(e, &st2), RTMIX_OK);
+        CHECK_U64(st2.active_sources, 1);
+        CHECK_U64(st2.memory_bytes, st.memory_bytes);
+    }
+
+    /* Every failure point of a format change: the format stays. */
+    rtmix_testing_fail_allocation(0);
+    CHECK_ST(rtmix_engine_set_output_format(e, 16000, 1), RTMIX_OK);
+    n = rtmix_testing_fail_allocation(0);
+    CHECK(n >= 1);
+    for (i = 1; i <= n; i++) {
+        rtmix_engine_config got;
+        rtmix_testing_fail_allocation(i);
+        CHECK_ST(rtmix_engine_set_output_format(e, 48000, 2), RTMIX_ERR_NO_MEMORY);
+        rtmix_testing_fail_allocation(0);
+        rtmix_engine_config_init(&got);
+        CHECK_ST(rtmix_engine_get_config(e, &got), RTMIX_OK);
+        CHECK_U64(got.sample_rate, 16000);
+        CHECK_U64(got.channels, 1);
+    }
+    CHECK_ST(rtmix_engine_set_output_format(e, 48000, 2), RTMIX_OK);
+    rtmix_engine_destroy(e);
+
+    /* The cap. Before it, 256 sources of 2^22 stereo frames (8 GiB of
+     * rings) were all accepted; with the default 64 MiB the second fails. */
+    rtmix_engine_config_init(&c);
+    c.max_sources = 256;
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_OK);
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_MEDIA, 48000, 2);
+    sc.buffer_frames = 1u << 22;
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_OK);
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_ERR_LIMIT);
+    rtmix_engine_stats_init(&st);
+    CHECK_ST(rtmix_engine_get_stats(e, &st), RTMIX_OK);
+    CHECK_U64(st.active_sources, 1);
+    CHECK(st.memory_bytes > (1u << 22) * 2u * 4u && st.memory_bytes <= 64u << 20);
+    rtmix_engine_destroy(e);
+    c.max_memory_bytes = 0; /* no cap: the second fits */
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_OK);
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_OK);
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_OK);
+    rtmix_engine_destroy(e);
+    c.max_memory_bytes = 4096; /* below the engine's own buffers */
+    e = (rtmix_engine *)(void *)&g_passed;
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_ERR_LIMIT);
+    CHECK(e == NULL);
+    /* A v0-size config (no max_memory_bytes field) gets the default cap. */
+    rtmix_engine_config_init(&c);
+    c.size = 36;
+    c.max_memory_bytes = 1; /* past the caller's size: ignored */
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_OK);
+    rtmix_engine_destroy(e);
+
+    /* Configurations that can never work. */
+    rtmix_engine_config_init(&c);
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_OK); /* max_frames 4096 */
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_CALL, 48000, 1);
+    sc.buffer_frames = 2048; /* smaller than one block's input */
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_ERR_INVALID_ARGUMENT);
+    sc.buffer_frames = 4096;
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_OK);
+    sc.target_buffer_ms = 200; /* 9600 frames > an explicit 8192 */
+    sc.buffer_frames = 8192;
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_ERR_INVALID_ARGUMENT);
+    sc.buffer_frames = 9600;
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_OK);
+    rtmix_engine_stats_init(&st);
+    CHECK_ST(rtmix_engine_get_stats(e, &st), RTMIX_OK);
+    CHECK_U64(st.active_sources, 2);
+    rtmix_engine_destroy(e);
+    /* A config that can never work is INVALID_ARGUMENT even when no slot is
+     * free (found by FuzzEngineC: it was RTMIX_ERR_LIMIT). */
+    rtmix_engine_config_init(&c);
+    c.max_sources = 1;
+    CHECK_ST(rtmix_engine_create(&c, &e), RTMIX_OK);
+    rtmix_source_config_init(&sc, RTMIX_DOMAIN_MEDIA, 12000, 2);
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_OK);
+    sc.buffer_frames = 480; /* a 4096-frame block at 48 kHz needs 1026 */
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_ERR_INVALID_ARGUMENT);
+    sc.buffer_frames = 0;
+    CHECK_ST(rtmix_source_add(e, &sc, &id), RTMIX_ERR_LIMIT);
+    rtmix_engine_destroy(e);
+}
+
 int main(void) {
     test_version_and_status();
     test_config_init();
@@ -2574,6 +2719,7 @@ int main(void) {
     test_capture_output_format();
     test_capture_extremes();
     test_capture_concurrent();
+    test_memory();
     printf("engine_api: %d passed, %d failed\n", g_passed, g_failed);
     return g_failed == 0 ? 0 : 1;
 }

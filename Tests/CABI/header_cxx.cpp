@@ -1,8 +1,10 @@
-// header_cxx.cpp — include/rtmix.h must be usable from C++ (extern "C").
+// header_cxx.cpp — include/rtmix.h and include/rtmix_session.h must be
+// usable from C++ (extern "C").
 // scripts/c-tests checks it with `clang++ -std=c++17 -fsyntax-only` and then
 // links it against librtmix.so: without extern "C" the names would be
 // mangled and the link would fail.
 #include "rtmix.h"
+#include "rtmix_session.h"
 #include "rtmix.hpp"
 
 #include <cstdio>
@@ -46,5 +48,7 @@ int main() {
     float gain = 0.0f;
     int32_t st = rtmix_domain_get_gain(engine, d, &gain);
     rtmix_engine_destroy(engine);
+    rtmix_session_config scfg;  // the session header's functions link too
+    if (rtmix_session_config_init(&scfg) != RTMIX_OK) return 1;
     return (st == RTMIX_OK && gain == 1.0f && rtmix_status_string(RTMIX_OK) != nullptr) ? 0 : 1;
 }

@@ -17,6 +17,7 @@
  *   /tmp/session_scenario
  */
 #include "rtmix.h"
+#include "rtmix_session.h"
 
 #include <stdio.h>
 #include <string.h>

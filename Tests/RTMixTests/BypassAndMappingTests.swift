@@ -5,7 +5,7 @@ final class BypassAndMappingTests: XCTestCase {
     /// Same rate and channels, gain 1: output is the input, bit for bit,
     /// across ring wrap-around and odd block sizes.
     func testBypassIsBitExact() throws {
-        let e = makeEngine()
+        let e = makeEngine { $0.maxFrames = 1024 }  // a ring must hold one block
         var sc = SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2)
         sc.bufferFrames = 1024  // small ring: wraps many times
         let id = try e.addSource(sc)

@@ -8,7 +8,7 @@ final class CaptureStageTests: XCTestCase {
 
     func testFFTMatchesDirectDFTAndInverts() {
         let n = 64
-        let fft = FFT(size: n)
+        let fft = FFT(size: n)!
         var noise = EchoSim.Noise(seed: 3)
         let x = (0..<n).map { _ in noise.next() }
         var re = x, im = [Float](repeating: 0, count: n)
@@ -29,7 +29,7 @@ final class CaptureStageTests: XCTestCase {
     // MARK: drift follower
 
     func testDriftResamplerIsBitExactAtUnitStep() {
-        var d = DriftResampler(chunkFrames: 256, channels: 2)
+        var d = DriftResampler(chunkFrames: 256, channels: 2)!
         var noise = EchoSim.Noise(seed: 5)
         let input = (0..<400).map { _ in noise.next() }
         var outputs: [Float] = []
@@ -52,7 +52,7 @@ final class CaptureStageTests: XCTestCase {
         // A 3 kHz tone at 16 kHz played 500 ppm faster: each output must be
         // the tone at its fractional input position (error < -60 dB).
         let rate = 16_000.0, f = 3000.0, step = 1.0005
-        var d = DriftResampler(chunkFrames: 4096, channels: 2)
+        var d = DriftResampler(chunkFrames: 4096, channels: 2)!
         let n = 4000
         var input = [Float](repeating: 0, count: 2 * n)
         for i in 0..<n { input[2 * i] = Float(sin(2 * Double.pi * f * Double(i) / rate)) }
@@ -73,7 +73,7 @@ final class CaptureStageTests: XCTestCase {
 
     func testDelayEstimatorFindsADelayedCopy() {
         let rate = 16_000, delay = 1_937  // 121.06 ms
-        var e = DelayEstimator(sampleRate: rate)
+        var e = DelayEstimator(sampleRate: rate)!
         let far = EchoSim.speech(rate: rate, seconds: 6, seed: 8)
         var mic = [Float](repeating: 0, count: far.count)
         for i in delay..<far.count { mic[i] = 0.4 * far[i - delay] }
@@ -95,7 +95,7 @@ final class CaptureStageTests: XCTestCase {
 
     func testDelayEstimatorRefusesAToneAsAmbiguous() {
         let rate = 16_000
-        var e = DelayEstimator(sampleRate: rate)
+        var e = DelayEstimator(sampleRate: rate)!
         let n = rate * 4
         let tone = (0..<n).map { Float(0.3 * sin(2 * Double.pi * 440 * Double($0) / Double(rate))) }
         var last: DelayEstimator.Estimate?

@@ -42,7 +42,7 @@ enum EchoSim {
         var size = 1
         while size < 2 * h.count { size <<= 1 }
         let block = size - h.count + 1
-        let fft = FFT(size: size)
+        let fft = FFT(size: size)!
         var hr = [Float](repeating: 0, count: size), hi = [Float](repeating: 0, count: size)
         for i in 0..<h.count { hr[i] = h[i] }
         hr.withUnsafeMutableBufferPointer { r in hi.withUnsafeMutableBufferPointer { fft.forward(r.baseAddress!, $0.baseAddress!) } }

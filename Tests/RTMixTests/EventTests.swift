@@ -30,7 +30,7 @@ final class EventTests: XCTestCase {
     }
 
     func testProducerProblemsAreReportedByTheRenderer() throws {
-        let e = makeEngine()
+        let e = makeEngine { $0.maxFrames = 512 }  // a ring must hold one block
         var c = SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 2)
         c.bufferFrames = 512
         let id = try e.addSource(c)

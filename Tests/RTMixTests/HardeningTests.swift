@@ -196,7 +196,7 @@ final class HardeningTests: XCTestCase {
     // MARK: 7. index wrap
 
     func testRingIndicesWrapPastIntMax() {
-        let ring = SPSCRing(capacityFrames: 8, channels: 1, startIndex: Int.max - 20)
+        let ring = SPSCRing(capacityFrames: 8, channels: 1, startIndex: Int.max - 20)!
         var next: Float = 0
         var expected: Float = 0
         for round in 0..<50 {

@@ -112,7 +112,7 @@ final class LifecycleTests: XCTestCase {
     }
 
     func testHistogramPercentiles() {
-        let h = LatencyHistogram()
+        let h = LatencyHistogram()!
         for v in 1...1000 { h.record(UInt64(v) * 1000) }  // 1 µs ... 1 ms
         let p50 = h.percentile(0.5), p99 = h.percentile(0.99)
         XCTAssertGreaterThanOrEqual(p50, 500_000)

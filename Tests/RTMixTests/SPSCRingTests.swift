@@ -4,7 +4,7 @@ import XCTest
 
 final class SPSCRingTests: XCTestCase {
     func testRegionsWrapAndCounts() {
-        let ring = SPSCRing(capacityFrames: 8, channels: 2)
+        let ring = SPSCRing(capacityFrames: 8, channels: 2)!
         var w = ring.writableRegions(maxFrames: 100)
         XCTAssertEqual(w.frames, 8)
         for i in 0..<10 { w.first[i] = Float(i) }
@@ -31,7 +31,7 @@ final class SPSCRingTests: XCTestCase {
     /// small ring; the consumer sees every value once, in order.
     func testTwoThreadStressPreservesOrder() {
         let ring = UnsafeMutablePointer<SPSCRing>.allocate(capacity: 1)
-        ring.initialize(to: SPSCRing(capacityFrames: 256, channels: 1))
+        ring.initialize(to: SPSCRing(capacityFrames: 256, channels: 1)!)
         defer { ring.deinitialize(count: 1); ring.deallocate() }
         let total = 2_000_000
         nonisolated(unsafe) let shared = ring
@@ -61,5 +61,45 @@ final class SPSCRingTests: XCTestCase {
         }
         XCTAssertEqual(errors, 0)
         XCTAssertEqual(ring.pointee.bufferedFrames(), 0)
+    }
+
+    /// Issue 11: the producer's fields (write index, cached read index) and
+    /// the consumer's (read index, cached write index) lie on different
+    /// 64-byte cache lines, each side's fields on one line.
+    func testProducerAndConsumerFieldsAreOnSeparateCacheLines() {
+        let ring = SPSCRing(capacityFrames: 64, channels: 2)!
+        func line(_ p: UnsafeRawPointer) -> UInt { UInt(bitPattern: p) / 64 }
+        let p = UnsafeRawPointer(ring.indices.producer), c = UnsafeRawPointer(ring.indices.consumer)
+        let size = MemoryLayout<RingSide>.size
+        XCTAssertNotEqual(line(p), line(c))
+        XCTAssertEqual(line(p), line(p + size - 1))  // a side never straddles a line
+        XCTAssertEqual(line(c), line(c + size - 1))
+        XCTAssertEqual(UInt(bitPattern: p) % 64, 0)
+        ring.commitWrite(5)
+        ring.commitRead(3)
+        XCTAssertEqual(ring.indices.producer.pointee.index.load(ordering: .relaxed), 5)
+        XCTAssertEqual(ring.indices.consumer.pointee.index.load(ordering: .relaxed), 3)
+    }
+
+    /// The cached copy of the other side's index only saves loads: a side
+    /// whose cached view is short of the request refreshes it, so what is
+    /// offered equals a fresh computation at every step.
+    func testCachedIndicesNeverHideSpaceOrData() {
+        let ring = SPSCRing(capacityFrames: 8, channels: 1)!
+        XCTAssertEqual(ring.readableRegions(maxFrames: 8).frames, 0)
+        XCTAssertEqual(ring.writableRegions(maxFrames: 8).frames, 8)
+        ring.commitWrite(5)
+        XCTAssertEqual(ring.readableRegions(maxFrames: 8).frames, 5)  // refreshed
+        XCTAssertEqual(ring.readableRegions(maxFrames: 2).frames, 2)  // from the cache
+        ring.commitRead(2)
+        XCTAssertEqual(ring.readableRegions(maxFrames: 3).frames, 3)  // cache still covers it
+        ring.commitWrite(0)
+        XCTAssertEqual(ring.writableRegions(maxFrames: 8).frames, 5)  // 8 - 5 + 2, refreshed
+        ring.commitWrite(5)
+        XCTAssertEqual(ring.writableRegions(maxFrames: 1).frames, 0)  // full
+        ring.commitRead(3)
+        XCTAssertEqual(ring.writableRegions(maxFrames: 8).frames, 3)
+        XCTAssertEqual(ring.readableRegions(maxFrames: 8).frames, 5)
+        XCTAssertEqual(ring.bufferedFrames(), 5)
     }
 }

@@ -91,7 +91,7 @@ final class UnderrunAndOverflowTests: XCTestCase {
     }
 
     func testPushOverflowAcceptsWhatFits() throws {
-        let e = makeEngine()
+        let e = makeEngine { $0.maxFrames = 512 }  // a ring must hold one block
         var sc = SourceConfig.classic(domain: .media, sampleRate: 44_100, channels: 2)
         sc.bufferFrames = 1000  // rounds up to 1024
         let id = try e.addSource(sc)

@@ -35,6 +35,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "rtmix.h"
+#include "rtmix_session.h"
 
 #include <math.h>
 #include <pthread.h>

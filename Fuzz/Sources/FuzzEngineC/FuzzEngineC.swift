@@ -33,6 +33,26 @@ import Glibc
 
 // MARK: - Model
 
+/// The documented rules for sources that can never work (rtmix.h,
+/// buffer_frames): the ring, rounded up to a power of two (default: 400 ms,
+/// or twice the drift target), must hold one render block's input
+/// (max_frames at the current output rate, + 0.1 % and 1 frame when
+/// resampling), and an explicit ring must hold the drift target. Only for
+/// configs that pass the per-field checks.
+func sourceNeverWorks(rate: Int, buffer: Int, targetMs: Float, engineMaxFrames: Int, outputRate: Int) -> Bool {
+    let target = Double(rate) * Double(targetMs) / 1000
+    if buffer > 0 && targetMs > 0 && Double(buffer) < target { return true }
+    let wanted = buffer > 0 ? buffer : max(rate * 400 / 1000, Int(Float(rate) * targetMs / 1000) * 2)
+    var ring = 1
+    while ring < wanted { ring <<= 1 }
+    var needed = engineMaxFrames
+    if rate != outputRate {
+        let exact = (engineMaxFrames * rate + outputRate - 1) / outputRate
+        needed = exact + exact / 1000 + 1
+    }
+    return ring < needed
+}
+
 struct SourceModel {
     var id: UInt32
     var domain: Int32
@@ -470,13 +490,25 @@ final class CProgram {
                 continue
             }
             var expected = invalid
+            if expected.isEmpty && sourceNeverWorks(rate: Int(cfg.sample_rate), buffer: Int(cfg.buffer_frames),
+                                                    targetMs: cfg.target_buffer_ms, engineMaxFrames: m.maxFrames,
+                                                    outputRate: m.rate) {
+                expected = [-1]
+            }
             if expected.isEmpty {
+                // The 64 MiB default memory cap (RTMIX_ERR_LIMIT): possible
+                // when the engine's bytes plus this ring and scratch come near it.
+                var st = rtmix_engine_stats()
+                _ = rtmix_engine_stats_init(&st)
+                _ = rtmix_engine_get_stats(m.handle, &st)
+                let ringBytes = UInt64(max(Int(cfg.buffer_frames), 192_000)) * 2 * 4 * UInt64(cfg.channels)
+                let nearCap = st.memory_bytes + ringBytes + UInt64(m.maxFrames * 3 * 4) + (1 << 20) > 64 << 20
                 if m.live.count >= m.maxSources {
                     expected = [-6]
                 } else if m.live.count + m.removedIDs.count >= m.maxSources {
                     expected = [0, -6, -7]  // removed sources still fading count
                 } else {
-                    expected = [0, -7]
+                    expected = nearCap ? [0, -6, -7] : [0, -7]
                 }
             }
             var id: UInt32 = 0xFFFF_FFFF
@@ -1138,7 +1170,13 @@ func runSwiftAPI(_ r: inout FuzzReader) {
                 sources.append((id, sc.channels))
             } catch {
                 checkStatus(error.code, [-1, -2, -6, -7], "addSource")
-                if error.code != -6 && error.code != -7 { check(sc.validate() != nil, "addSource rejected valid \(sc)") }
+                if error.code != -6 && error.code != -7 {
+                    let c = engine.config
+                    check(sc.validate() != nil
+                          || sourceNeverWorks(rate: sc.sampleRate, buffer: sc.bufferFrames, targetMs: sc.targetBufferMs,
+                                              engineMaxFrames: c.maxFrames, outputRate: c.sampleRate),
+                          "addSource rejected valid \(sc)")
+                }
             }
         case 1:
             // Push with a fuzzed channel argument and a buffer of any length.

@@ -78,19 +78,19 @@ func rtmix_engine_create_impl(_ cfg: UnsafePointer<rtmix_engine_config>?,
     guard let cfg else { return RTMixError.invalidArgument.code }
     guard let config = CConversion.swiftConfig(cfg) else { return RTMixError.invalidArgument.code }
     if let error = config.validate() { return error.code }
-    guard let c = EngineCore(config: config) else { return RTMixError.noMemory.code }
-    let p = UnsafeMutablePointer<EngineCore>.allocate(capacity: 1)
-    p.initialize(to: c)
-    out.pointee = CEngine(p)
-    return 0
+    switch EngineCore.create(config) {
+    case .success(let p):
+        out.pointee = CEngine(p)
+        return 0
+    case .failure(let error):
+        return error.code
+    }
 }
 
 @_cdecl("rtmix_engine_destroy") @usableFromInline
 func rtmix_engine_destroy_impl(_ e: CEngine?) {
     guard let e else { return }
-    let p = core(e)
-    p.deinitialize(count: 1)
-    p.deallocate()
+    EngineCore.destroy(core(e))
 }
 
 @_cdecl("rtmix_engine_get_config") @usableFromInline @_noLocks
@@ -419,4 +419,11 @@ func rtmix_event_name_impl(_ type: Int32) -> UnsafePointer<CChar> {
     default: name = "unknown"
     }
     return UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+// MARK: testing
+
+@_cdecl("rtmix_testing_fail_allocation") @usableFromInline
+func rtmix_testing_fail_allocation_impl(_ nth: Int64) -> Int64 {
+    Int64(truncatingIfNeeded: Allocation.failNth(Int(truncatingIfNeeded: nth)))
 }

@@ -50,6 +50,7 @@ enum CConversion {
         r.duck_attack_ms = c.duckAttackMs
         r.duck_release_ms = c.duckReleaseMs
         r.call_audio_missing_ms = UInt32(clamping: c.callAudioMissingMs)
+        r.max_memory_bytes = UInt64(c.maxMemoryBytes)
         return r
     }
 
@@ -90,6 +91,8 @@ enum CConversion {
         r.duckAttackMs = c.duck_attack_ms
         r.duckReleaseMs = c.duck_release_ms
         r.callAudioMissingMs = int(c.call_audio_missing_ms)
+        // Saturates (above Int.max on 32-bit targets: in effect no cap).
+        r.maxMemoryBytes = Int(truncatingIfNeeded: min(c.max_memory_bytes, UInt64(Int.max)))
         return r
     }
 
@@ -152,6 +155,7 @@ enum CConversion {
         r.duck_gain_db = s.duckGainDb
         r.ducked_frames = s.duckedFrames
         r.events_suppressed = s.eventsSuppressed
+        r.memory_bytes = UInt64(s.memoryBytes)
         return r
     }
 
@@ -188,11 +192,13 @@ enum CConversion {
         return r
     }
 
+    // The struct rules themselves live once, in C (CRTMixHeader's
+    // rtmix_struct_abi.h), shared with the session engine's C layer.
+
     /// `*_init` of an output struct: all zero but `size` (the first field).
     static func initEmpty<T>(_ p: UnsafeMutablePointer<T>?, _ empty: T) -> Int32 {
         guard let p else { return RTMixError.invalidArgument.code }
-        p.pointee = empty
-        UnsafeMutableRawPointer(p).storeBytes(of: UInt32(MemoryLayout<T>.size), as: UInt32.self)
+        rtmix_abi_init_empty(p, MemoryLayout<T>.size)
         return 0
     }
 
@@ -200,12 +206,11 @@ enum CConversion {
     /// caller's struct is shorter than ours), the rest from `defaults`.
     /// nil when `size` is below `minimum` (the version-0 size).
     static func copyIn<T>(_ p: UnsafePointer<T>, defaults: T, minimum: UInt32) -> T? {
-        let size = UnsafeRawPointer(p).load(as: UInt32.self)
-        guard size >= minimum else { return nil }
         var value = defaults
-        let n = min(int(size), MemoryLayout<T>.size)
-        withUnsafeMutableBytes(of: &value) { $0.baseAddress!.copyMemory(from: UnsafeRawPointer(p), byteCount: n) }
-        return value
+        let status = withUnsafeMutableBytes(of: &value) {
+            rtmix_abi_copy_in($0.baseAddress!, MemoryLayout<T>.size, p, minimum)
+        }
+        return status == 0 ? value : nil
     }
 
     /// Copies `value` into `dest` up to `dest.pointee.size` bytes (the
@@ -223,11 +228,6 @@ enum CConversion {
     @_noLocks
     static func copyOutRaw(_ src: UnsafeRawPointer, size: Int, to dest: UnsafeMutableRawPointer,
                            minimum: UInt32) -> Int32 {
-        let callerSize = dest.load(as: UInt32.self)
-        guard callerSize >= minimum else { return RTMixError.invalidArgument.code }
-        let n = min(Int(truncatingIfNeeded: callerSize), size)
-        dest.copyMemory(from: src, byteCount: n)
-        dest.storeBytes(of: UInt32(truncatingIfNeeded: n), as: UInt32.self)
-        return 0
+        _unsafePerformance { rtmix_abi_copy_out(dest, src, size, minimum) }
     }
 }

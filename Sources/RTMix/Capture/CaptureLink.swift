@@ -105,18 +105,30 @@ struct CaptureLink: ~Copyable {
         // One second of reference plus two blocks at the capture rate.
         var capacity = 1
         while capacity < config.captureRate + 2 * config.maxFrames * 6 { capacity <<= 1 }
-        ring = SPSCRing(capacityFrames: capacity, channels: config.captureReferenceChannels + 1)
-        tap = .allocate(capacity: 1)
-        tap.initialize(to: t)
-        processor = .allocate(capacity: 1)
-        processor.initialize(to: p)
+        let channels = config.captureReferenceChannels + 1
+        let bytes = t.allocatedBytes + p.allocatedBytes + MemoryLayout<ReferenceTap>.stride
+            + MemoryLayout<CaptureProcessor>.stride
+            + (SPSCRing.memoryBytes(capacityFrames: capacity, channels: channels) ?? 0)
+        // On failure the values already made (t, p, the ring) free themselves.
+        guard let r = SPSCRing(capacityFrames: capacity, channels: channels),
+              let tp = Allocation.make(t) else { return nil }
+        guard let pp = Allocation.make(p) else {
+            Allocation.destroy(tp)
+            return nil
+        }
+        ring = r
+        tap = tp
+        processor = pp
+        allocatedBytes = bytes
     }
 
+    /// Bytes RTMix allocated for the capture path (speexdsp's and the
+    /// resampler libraries' own state not counted).
+    let allocatedBytes: Int
+
     deinit {
-        tap.deinitialize(count: 1)
-        tap.deallocate()
-        processor.deinitialize(count: 1)
-        processor.deallocate()
+        Allocation.destroy(tap)
+        Allocation.destroy(processor)
     }
 }
 

@@ -133,64 +133,77 @@ struct CaptureProcessor: ~Copyable {
     /// Largest drift the follower corrects (and beyond which it alarms).
     static var maxDriftPpm: Double { @_noLocks get { 1000 } }
 
-    /// nil when an allocation (speexdsp) fails.
+    /// Bytes RTMix allocated for the capture processor (speexdsp's own
+    /// state not counted).
+    let allocatedBytes: Int
+
+    /// nil when an allocation (ours or speexdsp's) fails; then everything
+    /// already allocated is freed.
     init?(config: EngineConfig) {
-        rate = config.captureRate
-        channels = config.captureChannels
-        frameSize = config.captureFrameSize
-        maxFrames = config.maxFrames
-        referenceChannels = config.captureReferenceChannels
-        guard let c = EchoCanceller(frameSize: frameSize, sampleRate: rate, tailMs: config.aecTailMs,
-                                    speakers: config.captureReferenceChannels,
-                                    noiseSuppression: config.noiseSuppression,
-                                    echoSuppression: config.echoSuppression, agc: config.agc)
-        else { return nil }
-        canceller = consume c
-        gate = config.echoSuppression && config.aecTailMs > 0
-            ? ResidualEchoGate(sampleRate: config.captureRate, frameSize: config.captureFrameSize) : nil
-        chunk = 1024
-        follower = DriftResampler(chunkFrames: chunk, channels: config.captureReferenceChannels + 1)
-        estimator = DelayEstimator(sampleRate: rate)
+        let rate = config.captureRate
+        let frameSize = config.captureFrameSize
+        let maxFrames = config.maxFrames
+        let chunk = 1024
         // History: the longest delay searched (~0.6 s) + two blocks + slack.
         var capacity = 1
         while capacity < rate + 2 * maxFrames + 2 * chunk { capacity <<= 1 }
-        historyCapacity = capacity
         let planes = config.captureReferenceChannels + 1
-        history = .allocate(capacity: capacity * planes)
-        history.initialize(repeating: 0, count: capacity * planes)
-        drained = .allocate(capacity: chunk * 2 * planes)
-        drained.initialize(repeating: 0, count: chunk * 2 * planes)
-        drainedMono = .allocate(capacity: chunk * 2)
-        drainedMono.initialize(repeating: 0, count: chunk * 2)
-        // Up to 4 frames may wait for their reference, plus one call.
-        micQueue = .allocate(capacity: maxFrames + 4 * frameSize)
-        micQueue.initialize(repeating: 0, count: maxFrames + 4 * frameSize)
-        outQueue = .allocate(capacity: maxFrames + 8 * frameSize)
-        outQueue.initialize(repeating: 0, count: maxFrames + 8 * frameSize)
-        scratchIn = .allocate(capacity: maxFrames * 2)
-        scratchIn.initialize(repeating: 0, count: maxFrames * 2)
-        scratchOut = .allocate(capacity: maxFrames * 2)
-        scratchOut.initialize(repeating: 0, count: maxFrames * 2)
-        frameRef = .allocate(capacity: frameSize * config.captureReferenceChannels)
-        frameRef.initialize(repeating: 0, count: frameSize * config.captureReferenceChannels)
-        frameMedia = .allocate(capacity: frameSize)
-        frameMedia.initialize(repeating: 0, count: frameSize)
-        frameOut = .allocate(capacity: frameSize)
-        frameOut.initialize(repeating: 0, count: frameSize)
+        var batch = AllocationBatch()
+        guard let history = batch.allocate(repeating: Float(0), count: capacity * planes),
+              let drained = batch.allocate(repeating: Float(0), count: chunk * 2 * planes),
+              let drainedMono = batch.allocate(repeating: Float(0), count: chunk * 2),
+              // Up to 4 frames may wait for their reference, plus one call.
+              let micQueue = batch.allocate(repeating: Float(0), count: maxFrames + 4 * frameSize),
+              let outQueue = batch.allocate(repeating: Float(0), count: maxFrames + 8 * frameSize),
+              let scratchIn = batch.allocate(repeating: Float(0), count: maxFrames * 2),
+              let scratchOut = batch.allocate(repeating: Float(0), count: maxFrames * 2),
+              let frameRef = batch.allocate(repeating: Float(0), count: frameSize * config.captureReferenceChannels),
+              let frameMedia = batch.allocate(repeating: Float(0), count: frameSize),
+              let frameOut = batch.allocate(repeating: Float(0), count: frameSize),
+              let c = EchoCanceller(frameSize: frameSize, sampleRate: rate, tailMs: config.aecTailMs,
+                                    speakers: config.captureReferenceChannels,
+                                    noiseSuppression: config.noiseSuppression,
+                                    echoSuppression: config.echoSuppression, agc: config.agc),
+              let follower = DriftResampler(chunkFrames: chunk, channels: config.captureReferenceChannels + 1),
+              let estimator = DelayEstimator(sampleRate: rate)
+        else { return nil }
+        allocatedBytes = batch.commit() + c.allocatedBytes + follower.allocatedBytes + estimator.allocatedBytes
+        self.rate = rate
+        channels = config.captureChannels
+        self.frameSize = frameSize
+        self.maxFrames = maxFrames
+        referenceChannels = config.captureReferenceChannels
+        canceller = consume c
+        gate = config.echoSuppression && config.aecTailMs > 0
+            ? ResidualEchoGate(sampleRate: config.captureRate, frameSize: config.captureFrameSize) : nil
+        self.chunk = chunk
+        self.follower = consume follower
+        self.estimator = consume estimator
+        historyCapacity = capacity
+        self.history = history
+        self.drained = drained
+        self.drainedMono = drainedMono
+        self.micQueue = micQueue
+        self.outQueue = outQueue
+        self.scratchIn = scratchIn
+        self.scratchOut = scratchOut
+        self.frameRef = frameRef
+        self.frameMedia = frameMedia
+        self.frameOut = frameOut
         leadSamples = rate * CaptureProcessor.leadMs / 1000
         publishRamp = GainRamp(initial: 0, rampFrames: max(1, rate / 100))
     }
 
     deinit {
-        history.deallocate()
-        drained.deallocate()
-        drainedMono.deallocate()
-        micQueue.deallocate()
-        outQueue.deallocate()
-        scratchIn.deallocate()
-        scratchOut.deallocate()
-        frameRef.deallocate()
-        frameMedia.deallocate()
-        frameOut.deallocate()
+        Allocation.free(history)
+        Allocation.free(drained)
+        Allocation.free(drainedMono)
+        Allocation.free(micQueue)
+        Allocation.free(outQueue)
+        Allocation.free(scratchIn)
+        Allocation.free(scratchOut)
+        Allocation.free(frameRef)
+        Allocation.free(frameMedia)
+        Allocation.free(frameOut)
     }
 }

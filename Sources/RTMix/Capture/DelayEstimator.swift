@@ -85,24 +85,32 @@ struct DelayEstimator: ~Copyable {
     /// Set after each completed hop; the caller reads and clears it.
     @usableFromInline var latest: Estimate? = nil
 
-    init(sampleRate: Int) {
+    /// Bytes this estimator allocated, its FFT included (engine memory
+    /// accounting).
+    let allocatedBytes: Int
+
+    /// nil when an allocation fails.
+    init?(sampleRate: Int) {
+        let n = DelayEstimator.fftSize
+        var batch = AllocationBatch()
+        guard let f = FFT(size: n),
+              let md = batch.allocate(repeating: Float(0), count: DelayEstimator.historyCapacity),
+              let rd = batch.allocate(repeating: Float(0), count: DelayEstimator.historyCapacity),
+              let r = batch.allocate(repeating: Float(0), count: n),
+              let i = batch.allocate(repeating: Float(0), count: n),
+              let ar = batch.allocate(repeating: Float(0), count: n / 2 + 1),
+              let ai = batch.allocate(repeating: Float(0), count: n / 2 + 1) else { return nil }
+        allocatedBytes = batch.commit() + f.allocatedBytes
+        fft = consume f
+        micD = md
+        refD = rd
+        re = r
+        im = i
+        accRe = ar
+        accIm = ai
         factor = max(1, sampleRate / 2000)
         micFilter = Decimator(factor: factor, sampleRate: sampleRate)
         refFilter = Decimator(factor: factor, sampleRate: sampleRate)
-        let n = DelayEstimator.fftSize
-        fft = FFT(size: n)
-        micD = .allocate(capacity: DelayEstimator.historyCapacity)
-        micD.initialize(repeating: 0, count: DelayEstimator.historyCapacity)
-        refD = .allocate(capacity: DelayEstimator.historyCapacity)
-        refD.initialize(repeating: 0, count: DelayEstimator.historyCapacity)
-        re = .allocate(capacity: n)
-        re.initialize(repeating: 0, count: n)
-        im = .allocate(capacity: n)
-        im.initialize(repeating: 0, count: n)
-        accRe = .allocate(capacity: n / 2 + 1)
-        accRe.initialize(repeating: 0, count: n / 2 + 1)
-        accIm = .allocate(capacity: n / 2 + 1)
-        accIm.initialize(repeating: 0, count: n / 2 + 1)
         let hopSeconds = Double(DelayEstimator.hop * factor) / Double(sampleRate)
         alpha = Float(rtmix_support_exp(-hopSeconds / DelayEstimator.averageSeconds))
         alphaTracking = alpha * alpha  // the same time constant over hops twice as long
@@ -110,12 +118,12 @@ struct DelayEstimator: ~Copyable {
     }
 
     deinit {
-        micD.deallocate()
-        refD.deallocate()
-        re.deallocate()
-        im.deallocate()
-        accRe.deallocate()
-        accIm.deallocate()
+        Allocation.free(micD)
+        Allocation.free(refD)
+        Allocation.free(re)
+        Allocation.free(im)
+        Allocation.free(accRe)
+        Allocation.free(accIm)
     }
 
     /// Forgets everything learnt (the echo path changed beyond recognition,

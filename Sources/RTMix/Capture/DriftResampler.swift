@@ -34,11 +34,23 @@ struct DriftResampler: ~Copyable {
     /// Position of the next output, in input frames from input[0].
     @usableFromInline var pos: Double
 
-    init(chunkFrames: Int, channels: Int) {
+    /// Bytes this resampler allocated (engine memory accounting).
+    let allocatedBytes: Int
+
+    /// nil when an allocation fails.
+    init?(chunkFrames: Int, channels: Int) {
+        let taps = DriftResampler.taps, phases = DriftResampler.phases
+        var batch = AllocationBatch()
+        guard let t = batch.allocate(repeating: Float(0), count: (phases + 1) * taps),
+              let k = batch.allocate(repeating: Float(0), count: taps),
+              let i = batch.allocate(repeating: Float(0), count: (chunkFrames + taps) * channels)
+        else { return nil }
+        table = t
+        kernel = k
+        inputs = i
+        allocatedBytes = batch.commit()
         self.chunkFrames = chunkFrames
         self.channels = channels
-        let taps = DriftResampler.taps, phases = DriftResampler.phases
-        table = .allocate(capacity: (phases + 1) * taps)
         // Kaiser window, beta 8 (sidelobes ~ -80 dB); sinc at full band.
         let beta = 8.0
         func besselI0(_ x: Double) -> Double {
@@ -64,17 +76,13 @@ struct DriftResampler: ~Copyable {
             }
         }
         stride = chunkFrames + taps
-        kernel = .allocate(capacity: taps)
-        kernel.initialize(repeating: 0, count: taps)
-        inputs = .allocate(capacity: stride * channels)
-        inputs.initialize(repeating: 0, count: stride * channels)
         pos = Double(taps / 2 - 1)
     }
 
     deinit {
-        table.deallocate()
-        kernel.deallocate()
-        inputs.deallocate()
+        Allocation.free(table)
+        Allocation.free(kernel)
+        Allocation.free(inputs)
     }
 
     /// Room for input frames before `produce` must drain some.

@@ -39,10 +39,16 @@ struct EchoCanceller: ~Copyable {
     @usableFromInline let mic16: UnsafeMutablePointer<Int16>
     @usableFromInline let ref16: UnsafeMutablePointer<Int16>
     @usableFromInline let out16: UnsafeMutablePointer<Int16>
+    /// Bytes of the buffers above (speexdsp's own state not counted).
+    let allocatedBytes: Int
 
-    /// nil when speexdsp cannot allocate its state.
+    /// nil when speexdsp cannot allocate its state or an allocation fails.
     init?(frameSize: Int, sampleRate: Int, tailMs: Int, speakers: Int, noiseSuppression: Bool,
           echoSuppression: Bool, agc: Bool) {
+        var batch = AllocationBatch()
+        guard let m = batch.allocate(repeating: Int16(0), count: frameSize),
+              let r = batch.allocate(repeating: Int16(0), count: frameSize * speakers),
+              let o = batch.allocate(repeating: Int16(0), count: frameSize) else { return nil }
         var rate = Int32(sampleRate)
         var echoState: OpaquePointer? = nil
         if tailMs > 0 {
@@ -77,20 +83,18 @@ struct EchoCanceller: ~Copyable {
         self.speakers = speakers
         echo = echoState
         preprocess = pre
-        mic16 = .allocate(capacity: frameSize)
-        mic16.initialize(repeating: 0, count: frameSize)
-        ref16 = .allocate(capacity: frameSize * speakers)
-        ref16.initialize(repeating: 0, count: frameSize * speakers)
-        out16 = .allocate(capacity: frameSize)
-        out16.initialize(repeating: 0, count: frameSize)
+        mic16 = m
+        ref16 = r
+        out16 = o
+        allocatedBytes = batch.commit()
     }
 
     deinit {
         if let p = preprocess { speex_preprocess_state_destroy(p) }
         if let e = echo { speex_echo_state_destroy(e) }
-        mic16.deallocate()
-        ref16.deallocate()
-        out16.deallocate()
+        Allocation.free(mic16)
+        Allocation.free(ref16)
+        Allocation.free(out16)
     }
 
     /// Cancels the echo of `reference` (one frame, `speakers` interleaved

@@ -11,18 +11,26 @@ struct FFT: ~Copyable {
     @usableFromInline let sinTable: UnsafeMutablePointer<Float>
     @usableFromInline let bitReverse: UnsafeMutablePointer<Int32>
 
-    /// `size` must be a power of two ≥ 2.
-    init(size: Int) {
+    /// Bytes this FFT allocated (engine memory accounting).
+    let allocatedBytes: Int
+
+    /// `size` must be a power of two ≥ 2. nil when an allocation fails.
+    init?(size: Int) {
         precondition(size >= 2 && size & (size - 1) == 0)
+        var batch = AllocationBatch()
+        guard let c = batch.allocate(repeating: Float(0), count: size / 2),
+              let s = batch.allocate(repeating: Float(0), count: size / 2),
+              let b = batch.allocate(repeating: Int32(0), count: size) else { return nil }
         self.size = size
-        cosTable = .allocate(capacity: size / 2)
-        sinTable = .allocate(capacity: size / 2)
+        cosTable = c
+        sinTable = s
+        bitReverse = b
+        allocatedBytes = batch.commit()
         for i in 0..<size / 2 {
             let angle = -2 * Double.pi * Double(i) / Double(size)
             cosTable[i] = Float(rtmix_support_cos(angle))
             sinTable[i] = Float(rtmix_support_sin(angle))
         }
-        bitReverse = .allocate(capacity: size)
         var bits = 0
         while 1 << bits < size { bits += 1 }
         for i in 0..<size {
@@ -33,9 +41,9 @@ struct FFT: ~Copyable {
     }
 
     deinit {
-        cosTable.deallocate()
-        sinTable.deallocate()
-        bitReverse.deallocate()
+        Allocation.free(cosTable)
+        Allocation.free(sinTable)
+        Allocation.free(bitReverse)
     }
 
     /// X[k] = Σ x[n]·e^(−2πikn/N), in place.

@@ -31,32 +31,40 @@ struct ReferenceTap: ~Copyable {
     /// Frames written to the ring so far (for the timing stamp).
     @usableFromInline var framesWritten: UInt64 = 0
 
-    /// nil when the resampler cannot be created.
+    /// Bytes of the buffers above (the resampler's own state not counted).
+    let allocatedBytes: Int
+
+    /// nil when the resampler cannot be created or an allocation fails.
     init?(maxFrames: Int, outputRate: Int, captureRate: Int, referenceChannels: Int) {
-        self.referenceChannels = referenceChannels
-        channels = referenceChannels + 1
-        stagingCapacity = maxFrames + 256
-        staging = .allocate(capacity: stagingCapacity * channels)
-        staging.initialize(repeating: 0, count: stagingCapacity * channels)
+        let channels = referenceChannels + 1
+        let stagingCapacity = maxFrames + 256
         // Up to 192 kHz → 8 kHz or 8 kHz → 48 kHz: room for ratio 6 + slack.
-        convertedCapacity = stagingCapacity * 6 + 64
-        converted = .allocate(capacity: convertedCapacity * channels)
-        converted.initialize(repeating: 0, count: convertedCapacity * channels)
-        mediaBus = .allocate(capacity: maxFrames * 2)
-        mediaBus.initialize(repeating: 0, count: maxFrames * 2)
-        resampler = nil
-        guard rebuild(outputRate: outputRate, captureRate: captureRate) else {
-            staging.deallocate()
-            converted.deallocate()
-            mediaBus.deallocate()
-            return nil
+        let convertedCapacity = stagingCapacity * 6 + 64
+        var resampler: Resampler? = nil
+        if outputRate != captureRate {
+            guard let r = Resampler(quality: .sincFastest, channels: channels, inputRate: outputRate,
+                                    outputRate: captureRate, driftCompensation: false) else { return nil }
+            resampler = consume r
         }
+        var batch = AllocationBatch()
+        guard let staging = batch.allocate(repeating: Float(0), count: stagingCapacity * channels),
+              let converted = batch.allocate(repeating: Float(0), count: convertedCapacity * channels),
+              let mediaBus = batch.allocate(repeating: Float(0), count: maxFrames * 2) else { return nil }
+        allocatedBytes = batch.commit()
+        self.referenceChannels = referenceChannels
+        self.channels = channels
+        self.stagingCapacity = stagingCapacity
+        self.staging = staging
+        self.convertedCapacity = convertedCapacity
+        self.converted = converted
+        self.mediaBus = mediaBus
+        self.resampler = consume resampler
     }
 
     deinit {
-        staging.deallocate()
-        converted.deallocate()
-        mediaBus.deallocate()
+        Allocation.free(staging)
+        Allocation.free(converted)
+        Allocation.free(mediaBus)
     }
 
     /// Replaces the resampler for a new output rate (allocates; render role

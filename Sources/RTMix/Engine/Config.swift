@@ -85,6 +85,16 @@ public struct EngineConfig: Sendable, Equatable {
     /// "No RTC sound" alarm (`callAudioMissing`): a call source inaudible at
     /// the output for this long, ms: 100...60000, default 2000; 0 = off.
     public var callAudioMissingMs: Int = 2000
+    /// Cap on the memory RTMix allocates for this engine and its sources, in
+    /// bytes: default `defaultMaxMemoryBytes` (64 MiB); 0 = no cap. An
+    /// engine whose own buffers exceed it is not created, and a source that
+    /// would take the total above it is not added (`.limit`). Counted: the
+    /// buffers RTMix allocates (rings, scratch, capture path); not counted:
+    /// the resampler libraries' and speexdsp's internal state.
+    public var maxMemoryBytes: Int = EngineConfig.defaultMaxMemoryBytes
+
+    /// 64 MiB: 32 stereo 48 kHz sources with 400 ms rings take about 10 MiB.
+    public static var defaultMaxMemoryBytes: Int { @_noLocks get { 64 << 20 } }
 
     @_noLocks public init() {}
 
@@ -99,7 +109,8 @@ public struct EngineConfig: Sendable, Equatable {
         guard (1...16_384).contains(maxFrames), (1...256).contains(maxSources),
               callGainFloor.isFinite, callGainFloor >= 0, callGainFloor <= 1,
               gainRampMs.isFinite, gainRampMs >= 1, gainRampMs <= 1000,
-              limiterThresholdDb.isFinite, limiterThresholdDb >= -20, limiterThresholdDb <= 0
+              limiterThresholdDb.isFinite, limiterThresholdDb >= -20, limiterThresholdDb <= 0,
+              maxMemoryBytes >= 0
         else { return .invalidArgument }
         // capture_channels is checked even with capture off: it sizes the
         // zero-fill of a refused capture call.
@@ -204,6 +215,30 @@ public struct SourceConfig: Sendable, Equatable {
               targetBufferMs == 0 || (targetBufferMs >= 5 && targetBufferMs <= 2000),
               startThresholdMs == -1 || (startThresholdMs >= 0 && startThresholdMs <= 2000)
         else { return .invalidArgument }
+        // An explicit ring that cannot hold the drift compensation's target
+        // level: the level could never be reached (continuous correction).
+        guard bufferFrames == 0 || targetBufferMs == 0
+                || Double(bufferFrames) >= Double(sampleRate) * Double(targetBufferMs) / 1000
+        else { return .invalidArgument }
+        return nil
+    }
+
+    /// Source frames one render block of `maxFrames` output frames at
+    /// `outputRate` consumes (rounded up, plus the drift correction's
+    /// ±0.1 % and a few frames of resampler look-ahead when resampling).
+    static func blockInputFrames(sampleRate: Int, maxFrames: Int, outputRate: Int) -> Int {
+        if sampleRate == outputRate { return maxFrames }
+        let exact = (maxFrames * sampleRate + outputRate - 1) / outputRate
+        return exact + exact / 1000 + 1
+    }
+
+    /// Checks against the engine it is added to (besides `validate()`): the
+    /// ring must hold one render block's input, or every block of
+    /// `maxFrames` would underrun however fast the producer pushes.
+    func validate(engineMaxFrames: Int, outputRate: Int) -> RTMixError? {
+        let needed = SourceConfig.blockInputFrames(sampleRate: sampleRate, maxFrames: engineMaxFrames,
+                                                   outputRate: outputRate)
+        guard ringCapacityFrames >= needed else { return .invalidArgument }
         return nil
     }
 

@@ -11,14 +11,14 @@ public final class Engine: @unchecked Sendable {
 
     public init(_ config: EngineConfig = EngineConfig()) throws(RTMixError) {
         if let error = config.validate() { throw error }
-        guard let c = EngineCore(config: config) else { throw .noMemory }
-        core = .allocate(capacity: 1)
-        core.initialize(to: c)
+        switch EngineCore.create(config) {
+        case .success(let p): core = p
+        case .failure(let error): throw error
+        }
     }
 
     deinit {
-        core.deinitialize(count: 1)
-        core.deallocate()
+        EngineCore.destroy(core)
     }
 
     /// The configuration, with the current output format.

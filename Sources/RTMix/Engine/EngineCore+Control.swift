@@ -38,6 +38,12 @@ extension EngineCore {
                           pull: PullCallback? = nil, context: UnsafeMutableRawPointer? = nil) -> (status: Int32, id: UInt32) {
         if let error = config.validate() { return (error.code, 0) }
         return withControlLock(e) {
+            // A config that can never work with this engine is invalid
+            // whether or not a slot is free.
+            if let error = config.validate(engineMaxFrames: e.pointee.config.maxFrames,
+                                           outputRate: e.pointee.currentFormat().sampleRate) {
+                return (error.code, 0)
+            }
             let maxSources = e.pointee.config.maxSources
             var free = -1
             for i in 0..<maxSources where SlotLifecycle.phase(e.pointee.slots + i) == .empty {
@@ -49,13 +55,13 @@ extension EngineCore {
             let id64 = generation * UInt64(maxSources) + UInt64(free) + 1
             guard id64 <= UInt64(UInt32.max) else { return (RTMixError.limit.code, 0) }
             let rate = e.pointee.currentFormat().sampleRate
+            guard memoryAllows(e, config) else { return (RTMixError.limit.code, 0) }
             guard let state = SourceState(config: config, engine: e.pointee.config, outputRate: rate,
                                           rampFrames: e.pointee.config.rampFrames(at: rate),
-                                          pull: pull, pullContext: context) else {
+                                          pull: pull, pullContext: context),
+                  let pointer = Allocation.make(state) else {
                 return (RTMixError.noMemory.code, 0)
             }
-            let pointer = UnsafeMutablePointer<SourceState>.allocate(capacity: 1)
-            pointer.initialize(to: state)
             control(e).pointee.nextGeneration += 1
             SlotLifecycle.publish(e.pointee.slots + free, slotControl(e) + free, source: pointer, id: UInt32(id64))
             control(e).pointee.activeSources += 1
@@ -88,8 +94,7 @@ extension EngineCore {
             else { continue }
             control(e).pointee.retiredRejected &+= source.pointee.framesRejected.read()
             control(e).pointee.retiredNonfinite &+= source.pointee.nonfinitePushed.read()
-            source.deinitialize(count: 1)
-            source.deallocate()
+            Allocation.destroy(source)
         }
     }
 
@@ -176,6 +181,7 @@ extension EngineCore {
             st.sourcesAdded = control(e).pointee.sourcesAdded
             st.sourcesRemoved = control(e).pointee.sourcesRemoved
             st.captureRate = e.pointee.config.captureRate
+            st.memoryBytes = memoryInUse(e)
             st.capture = captureStats(e)
             st.duckGainDb = rtmix_support_linear_to_db(e.pointee.duckGain.load())
             st.duckedFrames = e.pointee.duckedFrames.read()
@@ -206,8 +212,10 @@ extension EngineCore {
 
             // 1. New resamplers for every source the renderer may still touch.
             let n = e.pointee.config.maxSources
-            let fresh = UnsafeMutablePointer<Resampler?>.allocate(capacity: n)
-            defer { fresh.deallocate() }
+            guard let fresh = Allocation.allocate(Resampler?.self, count: n) else {
+                return RTMixError.noMemory.code
+            }
+            defer { Allocation.free(fresh) }
             var built = 0
             var failed = false
             for i in 0..<n {
@@ -333,5 +341,27 @@ extension EngineCore {
             st.writableFrames = s.pointee.ring.writableFrames()
             return st
         }
+    }
+
+    /// Bytes RTMix holds for the engine and every source not yet freed
+    /// (removed ones included until reclaimed). Control lock held.
+    @usableFromInline
+    static func memoryInUse(_ e: UnsafeMutablePointer<EngineCore>) -> Int {
+        var total = e.pointee.baseBytes
+        for i in 0..<e.pointee.config.maxSources {
+            if let s = e.pointee.slots[i].source.load(ordering: .acquiring) {
+                total += s.pointee.memoryBytes(engineMaxFrames: e.pointee.config.maxFrames)
+            }
+        }
+        return total
+    }
+
+    /// Whether a source with `config` fits under `maxMemoryBytes` (0: no
+    /// cap). Control lock held.
+    static func memoryAllows(_ e: UnsafeMutablePointer<EngineCore>, _ config: SourceConfig) -> Bool {
+        let cap = e.pointee.config.maxMemoryBytes
+        guard cap != 0 else { return true }
+        guard let needed = SourceState.memoryBytes(config: config, engine: e.pointee.config) else { return false }
+        return memoryInUse(e) + needed <= cap
     }
 }

@@ -55,7 +55,7 @@ struct EngineCore: ~Copyable {
     @usableFromInline let renderNsMax = Counter()
     @usableFromInline let limiterGain = AtomicFloat(1)
     @usableFromInline let limiterMinGain = AtomicFloat(1)
-    @usableFromInline let renderTimes = LatencyHistogram()
+    @usableFromInline let renderTimes: LatencyHistogram
     /// Render → control: why audio went missing (see EngineEventKind).
     @usableFromInline let events = EventQueue()
     /// Render-gap and stall detection (render and control sides).
@@ -75,70 +75,112 @@ struct EngineCore: ~Copyable {
     /// `config.captureRate == 0`.
     @usableFromInline let capture: UnsafeMutablePointer<CaptureLink>?
 
-    /// Returns nil when the lock cannot be created. `config` must be valid.
+    /// Bytes RTMix allocated for the engine itself, capture path included
+    /// (sources are counted separately; speexdsp's and the resampler
+    /// libraries' own state is not counted). See `memoryInUse`.
+    @usableFromInline let baseBytes: Int
+
+    /// Returns nil when an allocation (or the lock) fails; then everything
+    /// already allocated is freed. `config` must be valid.
     init?(config: EngineConfig) {
-        guard let lock = rtmix_support_mutex_create() else { return nil }
+        var batch = AllocationBatch()
+        var duckBus: UnsafeMutablePointer<Float>? = nil, duckCurve: UnsafeMutablePointer<Float>? = nil
+        if config.duckDepthDb < 0 {
+            guard let b = batch.allocate(repeating: Float(0), count: config.maxFrames * 2),
+                  let c = batch.allocate(repeating: Float(1), count: config.maxFrames) else { return nil }
+            duckBus = b
+            duckCurve = c
+        }
+        // Sized for stereo whatever the current format: the output format
+        // may change later (setOutputFormat) without allocating here.
+        guard let mix = batch.allocate(repeating: Float(0), count: config.maxFrames * 2),
+              let domainCurves = batch.allocate(repeating: Float(1), count: 2 * config.maxFrames),
+              let slotControl = batch.allocate(repeating: SlotControl(), count: config.maxSources),
+              let renderState = batch.allocate(
+                  repeating: EngineRenderState(config: config, sampleRate: config.sampleRate,
+                                               channels: config.channels, callGain: 1, mediaGain: 1), count: 1),
+              let controlState = batch.allocate(repeating: EngineControlState(), count: 1),
+              let clock = batch.allocate(repeating: EngineClock(), count: 1),
+              let ducker = batch.allocate(repeating: Ducker(config: config, bus: duckBus, curve: duckCurve), count: 1),
+              let callMonitors = batch.allocate(repeating: CallMonitorSlot(), count: config.maxSources),
+              let histogram = LatencyHistogram(),
+              let slots = Allocation.allocate(SourceSlot.self, count: config.maxSources)
+        else { return nil }
         var link: UnsafeMutablePointer<CaptureLink>? = nil
+        var captureBytes = 0
         if config.captureRate != 0 {
             guard let l = CaptureLink(config: config) else {
-                rtmix_support_mutex_destroy(lock)
+                Allocation.free(slots)
                 return nil
             }
-            let p = UnsafeMutablePointer<CaptureLink>.allocate(capacity: 1)
-            p.initialize(to: l)
+            captureBytes = l.allocatedBytes + MemoryLayout<CaptureLink>.stride
+            guard let p = Allocation.make(l) else {
+                Allocation.free(slots)
+                return nil
+            }
             link = p
         }
+        guard let lock = rtmix_support_mutex_create() else {
+            Allocation.destroy(link)
+            Allocation.free(slots)
+            return nil
+        }
+        for i in 0..<config.maxSources { (slots + i).initialize(to: SourceSlot()) }
+        baseBytes = batch.commit() + captureBytes + LatencyHistogram.allocatedBytes
+            + MemoryLayout<SourceSlot>.stride * config.maxSources + MemoryLayout<EngineCore>.stride
         capture = link
         controlLock = lock
         self.config = config
         outputFormat = Atomic(EngineCore.packFormat(sampleRate: config.sampleRate, channels: config.channels))
-        slots = .allocate(capacity: config.maxSources)
-        for i in 0..<config.maxSources { (slots + i).initialize(to: SourceSlot()) }
-        slotControl = .allocate(capacity: config.maxSources)
-        slotControl.initialize(repeating: SlotControl(), count: config.maxSources)
-        // Sized for stereo whatever the current format: the output format
-        // may change later (setOutputFormat) without allocating here.
-        mix = .allocate(capacity: config.maxFrames * 2)
-        mix.initialize(repeating: 0, count: config.maxFrames * 2)
-        domainCurves = .allocate(capacity: 2 * config.maxFrames)
-        domainCurves.initialize(repeating: 1, count: 2 * config.maxFrames)
+        self.slots = slots
+        self.slotControl = slotControl
+        self.mix = mix
+        self.domainCurves = domainCurves
         callGainTarget = AtomicFloat(1)
         mediaGainTarget = AtomicFloat(1)
-        renderState = .allocate(capacity: 1)
-        renderState.initialize(to: EngineRenderState(config: config, sampleRate: config.sampleRate,
-                                                     channels: config.channels, callGain: 1, mediaGain: 1))
-        controlState = .allocate(capacity: 1)
-        controlState.initialize(to: EngineControlState())
-        clock = .allocate(capacity: 1)
-        clock.initialize(to: EngineClock())
-        ducker = .allocate(capacity: 1)
-        ducker.initialize(to: Ducker(config: config))
-        callMonitors = .allocate(capacity: config.maxSources)
-        callMonitors.initialize(repeating: CallMonitorSlot(), count: config.maxSources)
+        self.renderState = renderState
+        self.controlState = controlState
+        renderTimes = histogram
+        self.clock = clock
+        self.ducker = ducker
+        self.callMonitors = callMonitors
+    }
+
+    /// A new engine at a stable address: `.limit` when its own memory
+    /// exceeds `config.maxMemoryBytes`, `.noMemory` when an allocation
+    /// fails (nothing is left allocated). `config` must be valid.
+    @usableFromInline
+    static func create(_ config: EngineConfig) -> Result<UnsafeMutablePointer<EngineCore>, RTMixError> {
+        guard let c = EngineCore(config: config) else { return .failure(.noMemory) }
+        if config.maxMemoryBytes != 0 && c.baseBytes > config.maxMemoryBytes { return .failure(.limit) }
+        guard let p = Allocation.make(c) else { return .failure(.noMemory) }
+        return .success(p)
+    }
+
+    /// Frees an engine from `create` (its sources included).
+    @usableFromInline
+    static func destroy(_ p: UnsafeMutablePointer<EngineCore>) {
+        Allocation.destroy(p)
     }
 
     deinit {
         for i in 0..<config.maxSources {
             if let s = slots[i].source.load(ordering: .acquiring) {
-                s.deinitialize(count: 1)
-                s.deallocate()
+                Allocation.destroy(s)
             }
         }
-        slots.deinitialize(count: config.maxSources)
-        slots.deallocate()
-        slotControl.deallocate()
-        mix.deallocate()
-        domainCurves.deallocate()
-        renderState.deallocate()
-        controlState.deallocate()
-        clock.deallocate()
-        ducker.pointee.deallocate()
-        ducker.deallocate()
-        callMonitors.deallocate()
-        if let p = capture {
-            p.deinitialize(count: 1)
-            p.deallocate()
-        }
+        Allocation.destroy(slots, count: config.maxSources)
+        Allocation.free(slotControl)
+        Allocation.free(mix)
+        Allocation.free(domainCurves)
+        Allocation.free(renderState)
+        Allocation.free(controlState)
+        Allocation.destroy(capture)
+        Allocation.free(clock)
+        Allocation.free(ducker.pointee.bus)
+        Allocation.free(ducker.pointee.curve)
+        Allocation.free(ducker)
+        Allocation.free(callMonitors)
         rtmix_support_mutex_destroy(controlLock)
     }
 }

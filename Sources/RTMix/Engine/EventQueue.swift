@@ -137,7 +137,9 @@ struct EventQueue: ~Copyable {
     /// `startIndex` (tests only) starts both counters near the wrap;
     /// `rateLimited: false` (tests only) turns the limiter off.
     init(startIndex: Int = 0, rateLimited: Bool = true) {
-        indices = SPSCIndices(start: startIndex)
+        // From the system allocator, like the queue's storage: the queue is
+        // not failable yet (docs/memory.md).
+        indices = SPSCIndices(uncounted: startIndex)
         storage = .allocate(capacity: EventQueue.capacity)
         storage.initialize(repeating: RawEvent(kind: 0, source: 0, frameTime: 0, value: 0), count: EventQueue.capacity)
         clock = .allocate(capacity: 1)
@@ -217,8 +219,8 @@ struct EventQueue: ~Copyable {
 
     @_noLocks
     func append(_ event: RawEvent) -> Bool {
-        let (w, used) = indices.producerView()
-        guard used < EventQueue.capacity else { return false }
+        let (w, free) = indices.producerView(capacity: EventQueue.capacity, wanted: 1)
+        guard free > 0 else { return false }
         storage[w & (EventQueue.capacity - 1)] = event
         indices.commitWrite(1)
         return true
@@ -226,7 +228,7 @@ struct EventQueue: ~Copyable {
 
     /// Consumer (control lock held).
     func next() -> RawEvent? {
-        let (r, available) = indices.consumerView()
+        let (r, available) = indices.consumerView(capacity: EventQueue.capacity, wanted: 1)
         guard available > 0 else { return nil }
         let event = storage[r & (EventQueue.capacity - 1)]
         indices.commitRead(1)

@@ -42,26 +42,16 @@ struct Ducker {
     /// The previous block mixed a call source.
     @usableFromInline var callSeen = false
 
-    init(config: EngineConfig) {
+    /// `bus` (maxFrames × 2 floats, zeroed) and `curve` (maxFrames
+    /// floats) are allocated by the engine (failably, counted against its
+    /// memory cap) when ducking is on (`config.duckDepthDb < 0`), nil
+    /// otherwise; the engine frees them.
+    init(config: EngineConfig, bus: UnsafeMutablePointer<Float>?, curve: UnsafeMutablePointer<Float>?) {
         depth = config.duckDepthDb < 0 ? rtmix_support_db_to_linear(config.duckDepthDb) : 1
         attackMs = config.duckAttackMs
         releaseMs = config.duckReleaseMs
-        if depth < 1 {
-            let b = UnsafeMutablePointer<Float>.allocate(capacity: config.maxFrames * 2)
-            b.initialize(repeating: 0, count: config.maxFrames * 2)
-            bus = b
-            let c = UnsafeMutablePointer<Float>.allocate(capacity: config.maxFrames)
-            c.initialize(repeating: 1, count: config.maxFrames)
-            curve = c
-        } else {
-            bus = nil
-            curve = nil
-        }
-    }
-
-    func deallocate() {
-        bus?.deallocate()
-        curve?.deallocate()
+        self.bus = depth < 1 ? bus : nil
+        self.curve = depth < 1 ? curve : nil
     }
 
     @usableFromInline var enabled: Bool { @_noLocks get { depth < 1 } }

@@ -27,17 +27,21 @@ struct FadeTail: ~Copyable {
     /// block boundary needs a tail).
     @usableFromInline var audible = false
 
-    init(channels: Int) {
+    /// nil when an allocation fails.
+    init?(channels: Int) {
+        guard let h = Allocation.allocate(repeating: Float(0), count: FadeTail.maxFrames * channels) else { return nil }
+        guard let t = Allocation.allocate(repeating: Float(0), count: FadeTail.maxFrames * channels) else {
+            Allocation.free(h)
+            return nil
+        }
         self.channels = channels
-        history = .allocate(capacity: FadeTail.maxFrames * channels)
-        history.initialize(repeating: 0, count: FadeTail.maxFrames * channels)
-        tail = .allocate(capacity: FadeTail.maxFrames * channels)
-        tail.initialize(repeating: 0, count: FadeTail.maxFrames * channels)
+        history = h
+        tail = t
     }
 
     deinit {
-        history.deallocate()
-        tail.deallocate()
+        Allocation.free(history)
+        Allocation.free(tail)
     }
 
     @usableFromInline var pending: Bool { @_noLocks get { tailPos < tailFrames } }

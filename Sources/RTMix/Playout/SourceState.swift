@@ -116,18 +116,41 @@ struct SourceState: ~Copyable {
         } else {
             resampler = nil
         }
-        ring = SPSCRing(capacityFrames: config.ringCapacityFrames, channels: config.channels)
-        scratch = .allocate(capacity: engine.maxFrames * config.channels)
-        scratch.initialize(repeating: 0, count: engine.maxFrames * config.channels)
-        gainCurve = .allocate(capacity: engine.maxFrames)
-        gainCurve.initialize(repeating: 0, count: engine.maxFrames)
-        zeros = .allocate(capacity: Resampler.drainInputFrames * config.channels)
-        zeros.initialize(repeating: 0, count: Resampler.drainInputFrames * config.channels)
-        render = .allocate(capacity: 1)
-        render.initialize(to: SourceRenderState(gainRamp: GainRamp(initial: config.gain, rampFrames: rampFrames),
-                                                resampler: resampler, channels: config.channels,
-                                                drift: DriftController(targetFrames: driftTargetFrames,
-                                                                       sampleRate: config.sampleRate)))
+        // Failable allocations (Allocation): on any failure free what this
+        // init already has (the ring, resampler and fade tail free
+        // themselves) and fail.
+        guard let ring = SPSCRing(capacityFrames: config.ringCapacityFrames, channels: config.channels),
+              let scratch = Allocation.allocate(repeating: Float(0), count: engine.maxFrames * config.channels)
+        else { return nil }
+        guard let gainCurve = Allocation.allocate(repeating: Float(0), count: engine.maxFrames) else {
+            Allocation.free(scratch)
+            return nil
+        }
+        guard let zeros = Allocation.allocate(repeating: Float(0), count: Resampler.drainInputFrames * config.channels)
+        else {
+            Allocation.free(scratch)
+            Allocation.free(gainCurve)
+            return nil
+        }
+        guard let tail = FadeTail(channels: config.channels) else {
+            Allocation.free(scratch)
+            Allocation.free(gainCurve)
+            Allocation.free(zeros)
+            return nil
+        }
+        guard let render = Allocation.make(SourceRenderState(
+            gainRamp: GainRamp(initial: config.gain, rampFrames: rampFrames), resampler: resampler,
+            tail: tail, drift: DriftController(targetFrames: driftTargetFrames, sampleRate: config.sampleRate))) else {
+            Allocation.free(scratch)
+            Allocation.free(gainCurve)
+            Allocation.free(zeros)
+            return nil
+        }
+        self.ring = ring
+        self.scratch = scratch
+        self.gainCurve = gainCurve
+        self.zeros = zeros
+        self.render = render
         targetGain = AtomicFloat(config.gain)
         requestedGain = AtomicFloat(config.gain)
     }
@@ -138,11 +161,32 @@ struct SourceState: ~Copyable {
     }
 
     deinit {
-        render.deinitialize(count: 1)
-        render.deallocate()
-        scratch.deallocate()
-        gainCurve.deallocate()
-        zeros.deallocate()
+        Allocation.destroy(render)
+        Allocation.free(scratch)
+        Allocation.free(gainCurve)
+        Allocation.free(zeros)
+    }
+
+    /// Bytes RTMix allocates for a source (state, ring, scratch, gain curve,
+    /// render state; resampler libraries' own state excluded), nil on
+    /// overflow. The engine's memory cap counts this.
+    static func memoryBytes(config: SourceConfig, engine: EngineConfig) -> Int? {
+        guard let ring = SPSCRing.memoryBytes(capacityFrames: config.ringCapacityFrames, channels: config.channels)
+        else { return nil }
+        return memoryBytes(ringBytes: ring, channels: config.channels, engineMaxFrames: engine.maxFrames)
+    }
+
+    static func memoryBytes(ringBytes: Int, channels: Int, engineMaxFrames: Int) -> Int {
+        MemoryLayout<SourceState>.stride + ringBytes + MemoryLayout<SourceRenderState>.stride
+            + MemoryLayout<Float>.stride * engineMaxFrames * (channels + 1)
+            + MemoryLayout<Float>.stride * channels * (Resampler.drainInputFrames + 2 * FadeTail.maxFrames)
+    }
+
+    /// What this source holds (see `memoryBytes(config:engine:)`).
+    func memoryBytes(engineMaxFrames: Int) -> Int {
+        SourceState.memoryBytes(ringBytes: SPSCRing.memoryBytes(capacityFrames: ring.capacityFrames,
+                                                                channels: channels) ?? 0,
+                                channels: channels, engineMaxFrames: engineMaxFrames)
     }
 }
 
@@ -174,11 +218,11 @@ struct SourceRenderState: ~Copyable {
     /// producer paces itself on the ring).
     @usableFromInline var rejectedSeen: UInt64 = 0
 
-    init(gainRamp: GainRamp, resampler: consuming Resampler?, channels: Int, drift: DriftController) {
+    init(gainRamp: GainRamp, resampler: consuming Resampler?, tail: consuming FadeTail, drift: DriftController) {
         self.gainRamp = gainRamp
         self.resampler = resampler
         self.drift = drift
-        tail = FadeTail(channels: channels)
+        self.tail = tail
     }
 }
 

@@ -14,16 +14,22 @@ struct LatencyHistogram: ~Copyable {
     @usableFromInline static var bucketCount: Int { 64 << subBits }
     @usableFromInline let buckets: UnsafeMutablePointer<Atomic<UInt64>>
 
-    init() {
-        buckets = .allocate(capacity: LatencyHistogram.bucketCount)
-        for i in 0..<LatencyHistogram.bucketCount {
-            (buckets + i).initialize(to: Atomic<UInt64>(0))
+    /// nil when the buckets cannot be allocated.
+    init?() {
+        guard let b = Allocation.allocate(Atomic<UInt64>.self, count: LatencyHistogram.bucketCount) else {
+            return nil
         }
+        for i in 0..<LatencyHistogram.bucketCount {
+            (b + i).initialize(to: Atomic<UInt64>(0))
+        }
+        buckets = b
     }
 
+    /// Bytes of the buckets (engine memory accounting).
+    static var allocatedBytes: Int { MemoryLayout<Atomic<UInt64>>.stride * bucketCount }
+
     deinit {
-        buckets.deinitialize(count: LatencyHistogram.bucketCount)
-        buckets.deallocate()
+        Allocation.destroy(buckets, count: LatencyHistogram.bucketCount)
     }
 
     @_noLocks

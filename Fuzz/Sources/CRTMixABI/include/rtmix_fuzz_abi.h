@@ -3,4 +3,5 @@
 #ifndef RTMIX_FUZZ_ABI_H
 #define RTMIX_FUZZ_ABI_H
 #include "../../../../include/rtmix.h"
+#include "../../../../include/rtmix_session.h"
 #endif
