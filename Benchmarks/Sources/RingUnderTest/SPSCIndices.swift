@@ -1,0 +1,1 @@
+../../../Sources/RTMix/Support/SPSCIndices.swift
