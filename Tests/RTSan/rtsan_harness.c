@@ -224,12 +224,21 @@ static void sleep_us(long us) {
     nanosleep(&ts, NULL);
 }
 
+static int untimed = 0; /* set around the alarm phase's adds */
+
 static rtmix_source_id add_source(rtmix_engine *e, rtmix_domain d, uint32_t rate, uint32_t ch,
                                   uint32_t buffer_frames) {
     rtmix_source_config sc;
     rtmix_source_id id = 0;
     rtmix_source_config_init(&sc, d, rate, ch);
     sc.buffer_frames = buffer_frames;
+    if (buffer_frames != 0 || untimed) {
+        /* A small explicit ring (to fill it up), or the alarm phase's
+         * lockstep feeding: no drift target (a ring smaller than the target
+         * is refused), start with the first audio. */
+        sc.target_buffer_ms = 0;
+        sc.start_threshold_ms = 0;
+    }
     if (rtmix_source_add(e, &sc, &id) != RTMIX_OK) return 0;
     return id;
 }
@@ -719,8 +728,10 @@ static void run_alarm_proof(void) {
     if (!e) return;
     CHECK(rtmix_engine_set_clock(e, alarm_clock, NULL) == RTMIX_OK);
     atomic_store(&g_alarm_ns, 1000000000ull);
+    untimed = 1;
     c = add_source(e, RTMIX_DOMAIN_CALL, 48000, 2, 0);
     m = add_source(e, RTMIX_DOMAIN_MEDIA, 48000, 2, 0);
+    untimed = 0;
     for (i = 0; i < 480 * CHANNELS; i++) {
         call[i] = 0.2f * (i % 4 < 2 ? 1.0f : -1.0f);
         loud[i] = 3.0f;
