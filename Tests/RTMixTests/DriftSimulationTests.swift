@@ -1,5 +1,6 @@
 import XCTest
 @testable import RTMix
+import RTMixSignals
 
 /// Issue 10's measurement: an hour of audio, faster than real time, with
 /// default source configurations (drift compensation on by default):
@@ -42,7 +43,8 @@ final class DriftSimulationTests: XCTestCase {
         for i in producers.indices where !producers[i].isVoice { producers[i].next = -producers[i].period }
         let maxChunk = 4096 * 2
         let samples = [Float](repeating: 0.1, count: maxChunk)
-        var rng = SystemRandomNumberGenerator()
+        // Seeded: the run is reproducible (RTMIX_DRIFT_SIM_SEED picks another).
+        var rng = SplitMix64(seed: UInt64(ProcessInfo.processInfo.environment["RTMIX_DRIFT_SIM_SEED"] ?? "") ?? 1)
         var out = [Float](repeating: 0, count: 960)
         var startUnderruns = [UInt64](repeating: 0, count: producers.count)
         var worstLevelErrorMs = [Double](repeating: 0, count: producers.count)
@@ -58,7 +60,7 @@ final class DriftSimulationTests: XCTestCase {
                     // Packets are sent on the producer's clock and arrive 10 ms
                     // (±10 ms) later, in order.
                     while producers[i].next <= now + 0.05 {
-                        let arrival = max(lastArrival[i], producers[i].next + 0.010 + Double.random(in: -0.010...0.010, using: &rng))
+                        let arrival = max(lastArrival[i], producers[i].next + 0.010 + (Double(rng.unit()) * 2 - 1) * 0.010)
                         lastArrival[i] = arrival
                         pendingVoice[i].append(arrival)
                         producers[i].next += producers[i].period
@@ -89,7 +91,7 @@ final class DriftSimulationTests: XCTestCase {
                 }
             }
         }
-        var report = "drift simulation, \(seconds) s:"
+        var report = "drift simulation, \(seconds) s, seed \(ProcessInfo.processInfo.environment["RTMIX_DRIFT_SIM_SEED"] ?? "1"):"
         for (i, p) in producers.enumerated() {
             let s = try e.stats(for: p.id)
             let underrunsAfterStart = s.underrunFrames - startUnderruns[i]

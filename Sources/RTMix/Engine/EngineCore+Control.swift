@@ -332,7 +332,7 @@ extension EngineCore {
             st.lowWaterMs = s.pointee.lowWaterMs.load()
             st.targetMs = Float(s.pointee.driftTargetFrames * 1000 / Double(s.pointee.sampleRate))
             st.driftSaturated = s.pointee.driftSaturated.load(ordering: .relaxed)
-            st.framesDropped = s.pointee.framesDropped.read()
+            st.framesDropped = s.pointee.framesDropped.read() &+ s.pointee.framesSkippedAtPush.read()
             st.framesFlushed = s.pointee.framesFlushed.read()
             st.phase = PlaybackPhase(rawValue: s.pointee.phase.load(ordering: .relaxed)) ?? .priming
             st.paused = s.pointee.paused.load(ordering: .relaxed)

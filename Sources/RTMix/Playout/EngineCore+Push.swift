@@ -65,7 +65,11 @@ extension EngineCore {
         var nonfinite = 0
         switch format {
         case .f32:
-            let input = samples.assumingMemoryBound(to: Float.self) + skip * channels
+            // The skipped (dropped) oldest part is never copied, but its
+            // NaN/Inf are counted like any pushed.
+            let all = samples.assumingMemoryBound(to: Float.self)
+            for i in 0..<(skip * channels) where !all[i].isFinite { nonfinite += 1 }
+            let input = all + skip * channels
             nonfinite += Mixing.copySanitized(input, regions.first, count: regions.firstFrames * channels)
             nonfinite += Mixing.copySanitized(input + regions.firstFrames * channels, regions.second,
                                               count: regions.secondFrames * channels)
@@ -79,6 +83,7 @@ extension EngineCore {
         accepted = regions.frames + skip
         s.pointee.framesPushed.add(regions.frames + skip)
         s.pointee.lastPushFrames.set(UInt64(frames))
+        if skip > 0 { s.pointee.framesSkippedAtPush.add(skip) }
         if nonfinite > 0 { s.pointee.nonfinitePushed.add(nonfinite) }
         if accepted < frames {
             s.pointee.framesRejected.add(frames - accepted)

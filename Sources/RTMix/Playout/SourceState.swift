@@ -55,6 +55,9 @@ struct SourceState: ~Copyable {
     /// count at the flush: audio before it is dropped.
     @usableFromInline let flushRequests = Atomic<UInt32>(0)
     @usableFromInline let flushUpTo = Atomic<Int>(0)
+    /// Frames a drop-oldest push larger than the whole ring dropped itself
+    /// (its oldest part never entered the ring; producer's count).
+    @usableFromInline let framesSkippedAtPush = Counter()
     /// Frames of the latest push (producer), to keep one push's worth above
     /// the target when stale audio is dropped.
     @usableFromInline let lastPushFrames = Counter()

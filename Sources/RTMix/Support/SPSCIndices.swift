@@ -169,6 +169,15 @@ struct SPSCIndices: ~Copyable {
 
     // MARK: any thread
 
+    /// Free space, 0...capacity, from fresh loads of both indices (no cache:
+    /// any thread may ask).
+    @_noLocks
+    func free(capacity: Int) -> Int {
+        let r = consumer.pointee.index.load(ordering: .acquiring)
+        let w = producer.pointee.index.load(ordering: .acquiring)
+        return capacity - max(0, min(capacity, w &- r))
+    }
+
     /// Items buffered, 0...capacity (approximate while both sides run).
     @_noLocks
     func buffered(capacity: Int) -> Int {

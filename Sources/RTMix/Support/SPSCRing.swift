@@ -110,11 +110,9 @@ struct SPSCRing: ~Copyable {
         regions(start: indices.producerIndex(), frames: max(0, min(frames, capacityFrames)))
     }
 
-    /// Producer: free frames, never negative (0 while lapped).
+    /// Free frames, never negative (0 while lapped). Any thread.
     @_noLocks
-    func writableFrames() -> Int {
-        indices.producerView(capacity: capacityFrames, wanted: Int.max).free
-    }
+    func writableFrames() -> Int { indices.free(capacity: capacityFrames) }
 
     /// The producer's write counter (any thread; acquire).
     @_noLocks
