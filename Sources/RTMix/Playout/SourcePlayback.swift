@@ -108,7 +108,7 @@ struct SourcePlayback {
         case .priming, .starved:
             if ready {
                 if phase == .starved {
-                    p.underrunEnded = episodeMissed + 0
+                    p.underrunEnded = episodeMissed
                 } else {
                     p.started = true
                 }
@@ -134,22 +134,21 @@ struct SourcePlayback {
     /// After pulling: `produced` of `frames` output frames came out, and
     /// `exhausted` tells whether the ring (and resampler tail) is empty.
     /// Returns the underrun frames of this block (0 when the source drained
-    /// instead) and whether it ran dry (`stopped`), began an underrun
-    /// episode (`underrunBegan`) or drained.
+    /// instead) and whether it began an underrun episode or drained.
     @usableFromInline @_noLocks
     mutating func finish(produced: Int, frames: Int, exhausted: Bool, startOffset: Int)
-        -> (underrunFrames: Int, stopped: Bool, underrunBegan: Bool, drained: Bool) {
+        -> (underrunFrames: Int, underrunBegan: Bool, drained: Bool) {
         if produced > 0 { hasPlayed = true }
         let end = startOffset + produced
-        guard end < frames else { return (0, false, false, false) }
+        guard end < frames else { return (0, false, false) }
         if ending && exhausted {
             phase = .drained
-            return (0, true, false, true)
+            return (0, false, true)
         }
         phase = .starved
         let missed = frames - end
         episodeMissed = addSaturating(episodeMissed, missed)
-        return (missed, produced > 0 || startOffset == 0, true, false)
+        return (missed, true, false)
     }
 
     /// Host flush: back to priming (the renderer drops the audio).
