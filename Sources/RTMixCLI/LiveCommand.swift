@@ -92,9 +92,6 @@ struct Live: ParsableCommand {
     @Option(help: "--check: seconds excluded at the start (delay search, convergence).")
     var settleSeconds = 5.0
 
-    @Flag(help: "--check: also assert the host-measured ERLE median (mic / publish per second), not only the engine's statistic.")
-    var strictErle = false
-
     @Flag(help: "--check: the callbacks must stop (≥ 1 s) and resume during the run, and the capture path recover.")
     var expectStall = false
 

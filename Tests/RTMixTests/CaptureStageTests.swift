@@ -155,6 +155,72 @@ final class CaptureStageTests: XCTestCase {
         XCTAssertEqual(h.gain, 1, accuracy: 1e-6)
     }
 
+    /// A gate trained on 15 s of far end only: the residual 30 dB under the
+    /// mic, the mic 10 dB under the reference.
+    private func trainedGate() -> ResidualEchoGate {
+        var g = ResidualEchoGate(sampleRate: 16_000, frameSize: 160)
+        var frame = [Float](repeating: 0.01, count: 160)
+        for _ in 0..<1500 {
+            frame.withUnsafeMutableBufferPointer { g.process($0.baseAddress!, count: 160, referencePower: 0.01, micPower: 1e-3, outputPower: 1e-6) }
+        }
+        return g
+    }
+
+    private func feed(_ g: inout ResidualEchoGate, reference: Float, mic: Float, output: Float) {
+        var frame = [Float](repeating: 0.01, count: 160)
+        frame.withUnsafeMutableBufferPointer { g.process($0.baseAddress!, count: 160, referencePower: reference, micPower: mic, outputPower: output) }
+    }
+
+    func testGateNeedsThreeFramesOfResidualAloneToOpen() {
+        // A canceller missing a broadband transient (the live check's noise
+        // markers on the PulseAudio loop): the residual is 20 dB over its
+        // usual level (the 15 dB test alone) while the mic is what the echo
+        // explains, for two frames: the gate stays closed. A third such
+        // frame (a talker quieter than the echo) opens it.
+        var g = trainedGate()
+        XCTAssertLessThan(g.gain, 0.02)
+        for k in 0..<2 {
+            feed(&g, reference: 0.01, mic: 1e-3, output: 1e-4)
+            XCTAssertFalse(g.doubleTalk, "frame \(k)")
+        }
+        XCTAssertLessThan(g.gain, 0.02)
+        feed(&g, reference: 0.01, mic: 1e-3, output: 1e-4)
+        XCTAssertTrue(g.doubleTalk)
+        XCTAssertGreaterThan(g.gain, 0.99)
+    }
+
+    func testGateIgnoresALinearOutputLouderThanTheMic() {
+        // The canceller adds energy (misadapted): 50 frames of output 3 dB
+        // over the mic are no near-end talk; the gate stays closed.
+        var g = trainedGate()
+        for k in 0..<50 {
+            feed(&g, reference: 0.01, mic: 1e-3, output: 2e-3)
+            XCTAssertFalse(g.doubleTalk, "frame \(k)")
+        }
+        XCTAssertLessThan(g.gain, 0.02)
+    }
+
+    func testGateComparesTheMicWithThePreviousFramesReference() {
+        // The reference reaches the canceller a few ms before its echo, so
+        // on a falling edge the mic holds the previous frame's echo: with
+        // the reference halving every frame and each frame's mic the echo
+        // (0.9 × the learnt loss) of the frame before, the mic is never
+        // louder than the echo explains. With a residual 10 dB over its
+        // usual level (the 3 dB test, not the 15 dB one) the gate must not
+        // open. (Compared with the decayed reference alone, the mic looked
+        // 0.6–2 dB too loud and the gate opened on the second frame.)
+        var g = trainedGate()
+        var reference: Float = 0.1
+        feed(&g, reference: reference, mic: 0.9e-3, output: 0.9e-6)
+        for k in 1...6 {
+            let mic = 0.09 * reference
+            reference *= 0.5
+            feed(&g, reference: reference, mic: mic, output: mic * 1e-2)
+            XCTAssertFalse(g.doubleTalk, "frame \(k)")
+        }
+        XCTAssertLessThan(g.gain, 0.02)
+    }
+
     // MARK: canceller conversions
 
     func testFloatToInt16RoundsToNearestEvenSaturatesAndZeroesNaN() {

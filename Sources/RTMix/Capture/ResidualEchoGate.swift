@@ -2,7 +2,7 @@ import CRTMixSupport
 
 /// The capture path's last echo stage: a broadband residual-echo gate
 /// (a "non-linear processor") after speexdsp's canceller and
-/// preprocessor. It turns ~35 dB of cancellation into 41–69 dB while only
+/// preprocessor. It turns ~35 dB of cancellation into 40–75 dB while only
 /// the far end plays, and stays open while the near end talks.
 ///
 /// Per 10 ms frame, with the far end active (its reference, decayed like
@@ -14,21 +14,27 @@ import CRTMixSupport
 ///   91st), fed only frames not judged near-end. (Faster descents were
 ///   tried: they made near-end detection trigger on the echo itself and
 ///   cost 20 dB of ERLE in aec-eval.)
+/// - The reference level the microphone is compared with is the larger of
+///   this frame's and the previous frame's (then decayed): the reference
+///   is fed to the canceller a few ms ahead of its echo, so on a falling
+///   or rising edge the echo in this frame belongs to the previous one.
 /// - Near-end talk is not cancelled: it lifts the residual 3 dB above
 ///   `leak` AND the microphone above `erl` (both needed: music onsets the
 ///   canceller has not learnt yet fool the first, a talker quieter than
 ///   the echo the second), or lifts the residual 15 dB above `leak` on
-///   its own. (A 3 dB margin on the microphone test too gave more ERLE
-///   but double-talk PESQ 2.18 instead of 2.40 in aec-eval.)
-/// - Near-end talk on two frames in a row (or one 15 dB frame) opens the
-///   gate (gain 1 within ~2 ms) and holds it open 400 ms after the
-///   talker's last frame; otherwise it closes to
-///   `floorDb` (−40 dB) over ~30 ms. A silent far end leaves it open.
+///   its own. A linear output at least as loud as the microphone is never
+///   near-end evidence: the canceller added energy (it is misadapted,
+///   typically right after a broadband transient it had not learnt).
+/// - The gate opens on such evidence in 2 frames in a row when one of
+///   them also passed the microphone test, else in 3 (residual evidence
+///   alone: a canceller missing a transient looks the same for a frame or
+///   two), gain 1 within ~2 ms, and holds it open 400 ms after the
+///   talker's last frame; otherwise it closes to `floorDb` (−40 dB) over
+///   ~30 ms. A silent far end leaves it open.
 /// Measured with scripts/aec-eval (pyroomacoustics room, espeak speech +
-/// music): 16 kHz median ERLE from ~35 dB (speexdsp alone) to 41–69 dB
-/// across its scenarios, double-talk PESQ 2.39 → 2.40; 48 kHz 43–61 dB,
-/// PESQ 2.33 (see docs/capture.md). No allocation, no transform: a few
-/// operations per sample.
+/// music) and on the PulseAudio loopback of `rtmix-cli live` (a pure
+/// delay, 0 dB echo loss): docs/capture.md and docs/live.md. No
+/// allocation, no transform: a few operations per sample.
 @usableFromInline
 struct ResidualEchoGate {
     @usableFromInline var leak: Float = 1
@@ -45,8 +51,12 @@ struct ResidualEchoGate {
     @usableFromInline let closeStep: Float
     /// The last frame was judged near-end talk over an active far end.
     @usableFromInline var doubleTalk = false
-    /// The previous frame passed the near-end test (onset confirmation).
-    @usableFromInline var nearEndBefore = false
+    /// Consecutive frames that passed the near-end test, and whether one
+    /// of them passed the microphone test too (onset confirmation).
+    @usableFromInline var nearEndRun = 0
+    @usableFromInline var nearEndRunLouder = false
+    /// The previous frame's reference power (the echo may belong to it).
+    @usableFromInline var previousReference: Float = 0
 
     static var farEndFloor: Float { @_noLocks get { 1e-7 } }  // -70 dBFS
     static var marginRatio: Float { @_noLocks get { 2 } }  // 3 dB
@@ -72,7 +82,8 @@ struct ResidualEchoGate {
     @_noLocks
     mutating func process(_ frame: UnsafeMutablePointer<Float>, count: Int, referencePower: Float,
                           micPower: Float, outputPower: Float) {
-        reference = max(referencePower, reference * decay)
+        reference = max(max(referencePower, previousReference), reference * decay)
+        previousReference = referencePower
         let farEnd = reference > ResidualEchoGate.farEndFloor
         var open = true
         doubleTalk = false
@@ -85,9 +96,14 @@ struct ResidualEchoGate {
             // test against the echo return loss `erl`). Either alone is
             // fooled: the first by music onsets the canceller has not
             // learnt yet, the second by a near-end quieter than the echo.
-            let residualTest = ratio > ResidualEchoGate.marginRatio * leak
+            // A linear output as loud as the microphone means the canceller
+            // added energy (misadapted after a transient it had not
+            // learnt): that says nothing about a near-end talker.
+            let adding = ratio >= 1
+            let residualTest = !adding && ratio > ResidualEchoGate.marginRatio * leak
             let micTest = echoRatio > erl
-            let nearEnd = (residualTest && micTest) || ratio > ResidualEchoGate.strongRatio * leak
+            let strong = !adding && ratio > ResidualEchoGate.strongRatio * leak
+            let nearEnd = (residualTest && micTest) || strong
             // Quantile trackers in dB over frames not judged near-end:
             // leak +0.1/−0.05 dB (67th percentile), erl +0.1/−0.01 dB (91st).
             if !nearEnd || !micTest {
@@ -101,19 +117,24 @@ struct ResidualEchoGate {
                 erl *= echoRatio > erl ? 1.0233 : 0.99770
                 erl = max(1e-6, min(1e3, erl))
             }
-            // The gate opens on two near-end frames in a row (or one strong
-            // one): each test alone passes a few percent of pure-echo frames
-            // by chance, and single-frame coincidences held the gate open
-            // for 400 ms each — on a loop with no room (found by the
-            // PulseAudio loopback test of rtmix-cli live: host ERLE below
-            // 40 dB in 2 of 10 runs) and in rooms alike. In aec-eval:
-            // mixed-stream ERLE 40.6 → 74.4 dB (16 kHz), 43.0 → 75.3 dB
-            // (48 kHz); double-talk PESQ 2.40 → 2.13 (16 kHz), 2.33 → 2.33
-            // (48 kHz): the old gate's chance openings also kept it open
-            // during quiet parts of near-end speech. Onset variants (a
-            // half-open first frame, a longer hold) did not recover it.
-            let confirmed = nearEnd && (nearEndBefore || ratio > ResidualEchoGate.strongRatio * leak)
-            nearEndBefore = nearEnd
+            // Onset confirmation. Each test alone passes a few percent of
+            // pure-echo frames by chance, and a canceller missing a
+            // broadband transient (a click, a drum hit, the live check's
+            // noise markers) leaves a residual that passes the 15 dB test
+            // for one to three frames while the microphone stays within
+            // what the echo explains. Each such opening held the gate open
+            // 400 ms: on the PulseAudio loopback (no room, 0 dB echo loss)
+            // host-measured ERLE medians of 36–66 dB over 20 s runs, single
+            // seconds at 15–21 dB. So: 2 frames in a row when one of them
+            // had the microphone louder than the echo explains, else 3.
+            if nearEnd {
+                nearEndRun = min(nearEndRun + 1, 3)
+                nearEndRunLouder = nearEndRunLouder || micTest
+            } else {
+                nearEndRun = 0
+                nearEndRunLouder = false
+            }
+            let confirmed = nearEndRun >= 3 || (nearEndRun >= 2 && nearEndRunLouder)
             if confirmed {
                 hold = ResidualEchoGate.holdFrames
                 doubleTalk = true
@@ -124,7 +145,8 @@ struct ResidualEchoGate {
             }
         } else {
             hold = 0
-            nearEndBefore = false
+            nearEndRun = 0
+            nearEndRunLouder = false
         }
         let target: Float = open ? 1 : floorGain
         var g = gain
