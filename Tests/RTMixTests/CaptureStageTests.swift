@@ -189,15 +189,24 @@ final class CaptureStageTests: XCTestCase {
         XCTAssertGreaterThan(g.gain, 0.99)
     }
 
-    func testGateIgnoresALinearOutputLouderThanTheMic() {
-        // The canceller adds energy (misadapted): 50 frames of output 3 dB
-        // over the mic are no near-end talk; the gate stays closed.
+    func testGateTakesALinearOutputLouderThanTheMicOnlyWithALouderMic() {
+        // The canceller adds energy (misadapted after a transient): 50
+        // frames of output 3 dB over a mic that the echo explains are no
+        // near-end talk; the gate stays closed.
         var g = trainedGate()
         for k in 0..<50 {
-            feed(&g, reference: 0.01, mic: 1e-3, output: 2e-3)
+            feed(&g, reference: 0.01, mic: 0.9e-3, output: 1.8e-3)
             XCTAssertFalse(g.doubleTalk, "frame \(k)")
         }
         XCTAssertLessThan(g.gain, 0.02)
+        // The same with the mic 6 dB louder than the echo explains (a talker
+        // the canceller adapts on): near-end talk, open on the second frame.
+        var h = trainedGate()
+        feed(&h, reference: 0.01, mic: 4e-3, output: 8e-3)
+        XCTAssertFalse(h.doubleTalk)
+        feed(&h, reference: 0.01, mic: 4e-3, output: 8e-3)
+        XCTAssertTrue(h.doubleTalk)
+        XCTAssertGreaterThan(h.gain, 0.99)
     }
 
     func testGateComparesTheMicWithThePreviousFramesReference() {

@@ -22,9 +22,10 @@ import CRTMixSupport
 ///   `leak` AND the microphone above `erl` (both needed: music onsets the
 ///   canceller has not learnt yet fool the first, a talker quieter than
 ///   the echo the second), or lifts the residual 15 dB above `leak` on
-///   its own. A linear output at least as loud as the microphone is never
-///   near-end evidence: the canceller added energy (it is misadapted,
-///   typically right after a broadband transient it had not learnt).
+///   its own. A linear output at least as loud as the microphone (the
+///   canceller added energy: misadapted after a broadband transient it had
+///   not learnt, or adapting on a near-end talker) passes the first way
+///   only, with the microphone test.
 /// - The gate opens on such evidence in 2 frames in a row when one of
 ///   them also passed the microphone test, else in 3 (residual evidence
 ///   alone: a canceller missing a transient looks the same for a frame or
@@ -97,10 +98,13 @@ struct ResidualEchoGate {
             // fooled: the first by music onsets the canceller has not
             // learnt yet, the second by a near-end quieter than the echo.
             // A linear output as loud as the microphone means the canceller
-            // added energy (misadapted after a transient it had not
-            // learnt): that says nothing about a near-end talker.
+            // added energy: misadapted after a transient it had not learnt
+            // (on the PulseAudio loop: 10 frames at +3…+10 dB while the mic
+            // was quiet), or adapting on a near-end talker (speexdsp has no
+            // double-talk detector). Only the second makes the mic louder
+            // than the echo explains, so such frames need the mic test.
             let adding = ratio >= 1
-            let residualTest = !adding && ratio > ResidualEchoGate.marginRatio * leak
+            let residualTest = ratio > ResidualEchoGate.marginRatio * leak
             let micTest = echoRatio > erl
             let strong = !adding && ratio > ResidualEchoGate.strongRatio * leak
             let nearEnd = (residualTest && micTest) || strong
