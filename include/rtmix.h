@@ -161,8 +161,10 @@ typedef struct rtmix_engine_config {
     float duck_depth_db;      /* media is lowered by this much while call
                                  voice is active (local playout only; the
                                  published media keeps its publish gain):
-                                 -60..0 dB, default -12; 0 = ducking off
-                                 (render output then bit-exact as without) */
+                                 -60..0 dB. Default 0 = ducking off: the
+                                 media keeps the level the app set (render
+                                 output bit-exact as without ducking).
+                                 Opt-in, e.g. -12 (docs/ducking.md) */
     float duck_attack_ms;     /* time to reach the depth, 1..1000 ms;
                                  default 20 */
     float duck_release_ms;    /* time back to 0 dB once the voice (and a
@@ -213,15 +215,35 @@ typedef struct rtmix_source_config {
                                explicit and smaller than target_buffer_ms */
     float gain;             /* initial linear gain, 0..RTMIX_MAX_GAIN;
                                default 1 */
-    float target_buffer_ms; /* clock-drift compensation target, ms: the
-                               renderer keeps the source's low-water mark
-                               (least audio buffered in each 0.5 s) here by
-                               resampling up to +-2000 ppm faster or slower
-                               (PI control, no standing offset). Default
+    float target_buffer_ms; /* clock-drift control, ms. Default
                                (rtmix_source_config_init): 40 call, 100
-                               media. 0 = off: nominal rate, and a
-                               same-rate source is mixed bit-exact without
-                               a resampler. Else 5..2000. */
+                               media; 0 = off; else 5..2000. Rules:
+                               (1) nothing is corrected until drift is
+                               shown: a producer on the render clock
+                               (lockstep, pacing on writable_frames,
+                               pushing until refused, refilling at a
+                               threshold of its own, primed deeper than
+                               the target) is never resampled: bit-exact
+                               at equal rates, exact pitch, and the level
+                               it keeps is its own. (2) Drift is shown by
+                               the producer's rate (frames delivered vs
+                               render time, sampled at each 0.5 s
+                               window's low-water mark, 2 s after a start
+                               and over >= 10 s; at least 50 ppm and 5
+                               standard errors from 0) or by its level
+                               leaving its settled level by more than
+                               max(10 ms, 2 x its own burst swing) in
+                               the direction of the rate. (3) Then the
+                               source is resampled by the estimate (at
+                               most +-1000 ppm) plus a slow trim of the
+                               low-water mark (least audio buffered in
+                               each 0.5 s) towards this target (at most
+                               +-1000 ppm), +-2000 ppm in all.
+                               (4) A level that does not move as the
+                               correction says is the producer's: control
+                               is released back to exactly 1 (never
+                               wound up or saturated); a refused push does
+                               the same at once. See docs/source-timing.md */
     /* --- appended in 0.3 (older, shorter structs get the defaults) --- */
     float start_threshold_ms; /* audio a source must hold before it starts
                                (and restarts after an underrun or a flush),
@@ -427,9 +449,16 @@ int32_t rtmix_source_add(rtmix_engine *engine, const rtmix_source_config *cfg,
  * RTMIX_ERR_NOT_FOUND); the renderer fades the source out over the gain
  * ramp, and its memory is freed by a later control call (or at destroy)
  * once neither the render nor the producer thread can touch it.
+ * Pull sources (rtmix_source_add_pull): once this returns, the callback is
+ * never called again and its user_data may be freed at once. The fade-out
+ * plays what the source already holds; if a render pass is inside the
+ * callback when the source is removed, this call waits for that pass to
+ * end (at most one render block's work). Called from inside the callback
+ * itself, it does not wait: that call is the last.
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine), RTMIX_ERR_NOT_FOUND.
- * Thread safety: control threads. Real-time safe: no; never blocks the
- * render or producer threads. */
+ * Thread safety: control threads (or, for a pull source, its own
+ * callback). Real-time safe: no; never blocks the render or producer
+ * threads (it may wait for the render thread, never the reverse). */
 int32_t rtmix_source_remove(rtmix_engine *engine, rtmix_source_id id);
 
 /* Pushes `frames` interleaved frames (at the source's rate and channel

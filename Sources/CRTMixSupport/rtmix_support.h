@@ -39,6 +39,22 @@ static inline uint64_t rtmix_support_monotonic_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Control threads only: sleeps about `ns` nanoseconds (rtmix_source_remove
+ * waiting for a render pass that may be inside a pull callback). */
+static inline void rtmix_support_sleep_ns(uint64_t ns) {
+    struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+    nanosleep(&ts, NULL);
+}
+
+/* Per-thread: the engine whose render pass this thread is inside (NULL:
+ * none). Set and cleared by the renderer; read by rtmix_source_remove to
+ * tell a call from inside that engine's pull callback, which must not wait
+ * for its own pass. Thread-local storage: no system call. */
+static inline void **rtmix_support_render_engine(void) {
+    static _Thread_local void *engine;
+    return &engine;
+}
+
 /* dB <-> linear and one-pole smoothing coefficients (control paths only). */
 static inline float rtmix_support_db_to_linear(float db) { return powf(10.0f, db / 20.0f); }
 static inline float rtmix_support_linear_to_db(float g) { return g > 0.0f ? 20.0f * log10f(g) : -200.0f; }
@@ -52,5 +68,46 @@ static inline double rtmix_support_exp(double x) { return exp(x); }
 static inline float rtmix_support_exp_f(float x) { return expf(x); }
 static inline double rtmix_support_sin(double x) { return sin(x); }
 static inline float rtmix_support_sqrtf(float x) { return sqrtf(x); }
+static inline double rtmix_support_sqrt(double x) { return sqrt(x); }
 static inline float rtmix_support_log10f(float x) { return log10f(x); }
+/* The drift resampler's kernel table: RTMIX_DRIFT_PHASES + 1 phases of a
+ * RTMIX_DRIFT_TAPS-tap Kaiser-windowed (beta 8) full-band sinc, computed
+ * once per process (pthread_once) into static storage and shared by every
+ * DriftResampler: creating one costs no table work and no table memory.
+ * Control paths only (the first call computes). Tap k of phase p weights
+ * input[i0 - (TAPS/2 - 1) + k] for an output at i0 + p / PHASES. */
+#define RTMIX_DRIFT_TAPS 48
+#define RTMIX_DRIFT_PHASES 256
+static inline float *rtmix_support_drift_table_storage(void) {
+    static float storage[(RTMIX_DRIFT_PHASES + 1) * RTMIX_DRIFT_TAPS];
+    return storage;
+}
+static inline double rtmix_support_bessel_i0(double x) {
+    double sum = 1.0, term = 1.0, k = 1.0;
+    while (term > 1e-12 * sum) {
+        term *= (x / (2 * k)) * (x / (2 * k));
+        sum += term;
+        k += 1;
+    }
+    return sum;
+}
+static inline void rtmix_support_drift_table_compute(void) {
+    const double beta = 8.0, half = RTMIX_DRIFT_TAPS / 2, pi = 3.14159265358979323846;
+    const double norm = rtmix_support_bessel_i0(beta);
+    for (int p = 0; p <= RTMIX_DRIFT_PHASES; p++) {
+        double frac = (double)p / RTMIX_DRIFT_PHASES;
+        for (int k = 0; k < RTMIX_DRIFT_TAPS; k++) {
+            double t = (double)(k - (RTMIX_DRIFT_TAPS / 2 - 1)) - frac;
+            double sinc = t == 0 ? 1.0 : sin(pi * t) / (pi * t);
+            double r = t / half;
+            double w = r * r >= 1 ? 0.0 : rtmix_support_bessel_i0(beta * sqrt(1 - r * r)) / norm;
+            rtmix_support_drift_table_storage()[p * RTMIX_DRIFT_TAPS + k] = (float)(sinc * w);
+        }
+    }
+}
+static inline const float *rtmix_support_drift_table(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, rtmix_support_drift_table_compute);
+    return rtmix_support_drift_table_storage();
+}
 #endif

@@ -14,7 +14,7 @@ struct Mix: ParsableCommand {
         blocks as fast as possible and limited (never clips). The output format follows the \
         extension of --output: .wav or .flac. Gains are in dB: 0 leaves a source unchanged, \
         -6 is about half amplitude, the maximum is +24. While the voice is active the media is \
-        ducked by --duck-db (default -12; 0 = off). Progress goes to stderr for inputs \
+        ducked by --duck-db (default 0 = off; e.g. -12). Progress goes to stderr for inputs \
         longer than 20 s (or with --progress); a summary goes to stdout.
         """)
 
@@ -40,7 +40,7 @@ struct Mix: ParsableCommand {
     var mediaGain: Float = 0
 
     @Option(parsing: .unconditional, help: "Media ducking while the voice is active, in dB (-60...0; 0 = off).")
-    var duckDb: Float = -12
+    var duckDb: Float = 0
 
     @Option(help: "Output sample format: s16, s24 or f32 (f32 only for .wav).")
     var format: SampleEncoding = .s16

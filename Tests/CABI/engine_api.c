@@ -232,7 +232,7 @@ static void test_config_init(void) {
     CHECK(cfg.gain_ramp_ms == 10.0f);
     CHECK(cfg.limiter_threshold_db == -1.0f);
     CHECK_U64(cfg.resampler_quality, RTMIX_RESAMPLER_SINC_FASTEST);
-    CHECK(cfg.duck_depth_db == -12.0f);
+    CHECK(cfg.duck_depth_db == 0.0f); /* ducking is opt-in: media keeps its level */
     CHECK(cfg.duck_attack_ms == 20.0f);
     CHECK(cfg.duck_release_ms == 300.0f);
     CHECK_U64(cfg.call_audio_missing_ms, 2000);

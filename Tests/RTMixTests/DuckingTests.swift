@@ -12,7 +12,7 @@ final class DuckingTests: XCTestCase {
     /// (same rate, gain 1), so the rest of the output is the media.
     func mediaGain(_ configure: (inout EngineConfig) -> Void = { _ in }, mediaVolume: Float = 1,
                    leadMs: Int = 200, talkMs: Int = 1000, tailMs: Int = 800) throws -> (gain: [Float], engine: Engine) {
-        let e = makeEngine { $0.channels = 1; configure(&$0) }
+        let e = makeEngine { $0.channels = 1; $0.duckDepthDb = -12; configure(&$0) }
         try e.setDomainGain(mediaVolume, for: .media)
         var cc = SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 1)
         cc.bufferFrames = 1 << 17
@@ -87,7 +87,7 @@ final class DuckingTests: XCTestCase {
 
     func testQuietCallAudioDoesNotDuck() throws {
         // Comfort noise at -60 dBFS is below the -45 dBFS detector.
-        let e = makeEngine { $0.channels = 1 }
+        let e = makeEngine { $0.channels = 1; $0.duckDepthDb = -12 }
         let call = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 1))
         let media = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))
         e.pushAll(Signal.noise(frames: 9600, channels: 1, amplitude: 0.001, seed: 3), to: call, channels: 1)
@@ -105,6 +105,35 @@ final class DuckingTests: XCTestCase {
         // call scaled, (out - call) would not be a clean gain: check the
         // media gain is the same at all frames of a block in steady state.
         XCTAssertEqual(Set(g[20_000..<50_000]).count, 1)
+    }
+
+    /// Ducking is opt-in: with default engine and source configs, loud call
+    /// voice over media leaves the media exactly at the level the app set.
+    func testDefaultConfigNeverDucks() throws {
+        XCTAssertEqual(EngineConfig().duckDepthDb, 0)
+        let e = makeEngine { $0.channels = 1 }
+        try e.setDomainGain(0.5, for: .media)
+        let call = try e.addSource(SourceConfig(domain: .call, sampleRate: 48_000, channels: 1))
+        let media = try e.addSource(SourceConfig(domain: .media, sampleRate: 48_000, channels: 1))
+        let frames = 48_000
+        let voice = Signal.sine(frequency: 300, rate: 48_000, frames: frames, amplitude: 0.5)
+        let music = Signal.constant(0.4, frames: frames, channels: 1)
+        var out = [Float]()
+        // Lockstep: each source is one block ahead of the output.
+        for b in 0..<(frames / 480) {
+            let r = (b * 480)..<((b + 1) * 480)
+            e.pushAll(Array(voice[r]), to: call, channels: 1)
+            e.pushAll(Array(music[r]), to: media, channels: 1)
+            out += e.renderFrames(480)
+        }
+        // Once both play (after their 40 / 100 ms start thresholds), the
+        // output is exactly voice + 0.4 × 0.5: the media at the app's level,
+        // the voice bit-exact (some fixed delay D).
+        let window = (300 * 48)..<(900 * 48)
+        let d = (0..<(150 * 48)).first { d in window.allSatisfy { out[$0] == voice[$0 - d] + Float(0.4) * Float(0.5) } }
+        XCTAssertNotNil(d, "media not at its level, or the voice altered")
+        XCTAssertEqual(e.stats().duckedFrames, 0)
+        XCTAssertEqual(e.stats().duckGainDb, 0)
     }
 
     /// Depth 0 turns ducking off and leaves the render path as it was: media
@@ -131,7 +160,7 @@ final class DuckingTests: XCTestCase {
     /// is applied where the media bus joins the local mix only. The bus the
     /// capture path publishes from still holds the unducked media.
     func testPublishedMediaBusIsNotDucked() throws {
-        let e = makeEngine { $0.channels = 1; $0.captureRate = 16_000 }
+        let e = makeEngine { $0.channels = 1; $0.captureRate = 16_000; $0.duckDepthDb = -12 }
         try e.setPublishGain(1, for: .media)
         let call = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 1))
         let media = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))

@@ -73,16 +73,17 @@ final class ResamplingTests: XCTestCase {
         try check(rate: 16_000, channels: 1, quality: .sincBest, backend: .libsamplerate)
     }
 
-    /// Drift compensation changes the ratio every block, which speexdsp
-    /// cannot do without reallocating: such sources use libsamplerate even
-    /// at voice rates (the accuracy of that path is DriftCompensationTests').
-    func testDriftCompensatedVoiceUsesLibsamplerate() throws {
+    /// Drift control does not change the fixed-ratio backend (issue 17):
+    /// the ratio that changes is the drift stage's, after it. A voice with
+    /// drift control (the default) keeps speexdsp at voice rates, and a
+    /// same-rate source has no resampler at all.
+    func testDriftControlledVoiceKeepsTheFixedRatioBackend() throws {
         let e = makeEngine()
         for rate in [8_000, 16_000, 24_000, 32_000, 48_000] {
             var sc = SourceConfig.classic(domain: .call, sampleRate: rate, channels: 1)
             sc.targetBufferMs = 60
             let id = try e.addSource(sc)
-            XCTAssertEqual(e.resamplerBackend(of: id), .libsamplerate, "rate \(rate)")
+            XCTAssertEqual(e.resamplerBackend(of: id), rate == 48_000 ? nil : .speexdsp, "rate \(rate)")
         }
     }
 

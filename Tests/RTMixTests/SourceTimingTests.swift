@@ -77,15 +77,15 @@ final class SourceTimingTests: XCTestCase {
         for ppm in [-1000.0, -300, 300, 1000] {
             var d = DriftController(targetFrames: 4800, sampleRate: 48_000)
             var level = 4800.0 + 2400  // start 50 ms off target
-            var pushed = 0.0
+            var consumed = 0.0
             var applied = 0.0
             for block in 0..<(180 * 100) {  // 180 s of 10 ms blocks
                 if block % 5 == 0 {  // 50 ms bursts
                     level += 2400 * (1 + ppm / 1e6)
-                    pushed += 2400 * (1 + ppm / 1e6)
                 }
-                applied = d.update(level: level, pushed: pushed, blockSeconds: 0.01)
+                applied = d.update(level: level, consumed: consumed, blockSeconds: 0.01)
                 level -= 480 * (1 + applied)
+                consumed += 480 * (1 + applied)
             }
             XCTAssertEqual(d.estimatePpm, ppm, accuracy: 5, "ppm \(ppm)")
             XCTAssertEqual(d.lastLowWater, 4800, accuracy: 48, "low-water at target ±1 ms, ppm \(ppm)")
@@ -96,13 +96,13 @@ final class SourceTimingTests: XCTestCase {
     func testDriftControllerSaturates() {
         var d = DriftController(targetFrames: 4800, sampleRate: 48_000)
         var level = 4800.0
-        var pushed = 0.0
+        var consumed = 0.0
         for _ in 0..<(30 * 100) {
             level += 480 * (1 + 5000 / 1e6)
-            pushed += 480 * (1 + 5000 / 1e6)
-            let c = d.update(level: level, pushed: pushed, blockSeconds: 0.01)
+            let c = d.update(level: level, consumed: consumed, blockSeconds: 0.01)
             XCTAssertLessThanOrEqual(abs(c), DriftController.limit + 1e-12)
             level -= 480 * (1 + c)
+            consumed += 480 * (1 + c)
         }
         XCTAssertTrue(d.saturated)
         XCTAssertEqual(d.estimatePpm, 5000, accuracy: 20, "the estimate is not clamped: it tells how far off")

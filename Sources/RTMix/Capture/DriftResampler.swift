@@ -18,12 +18,12 @@ import CRTMixSupport
 /// delayed). `init` allocates; `append`/`produce` never do.
 @usableFromInline
 struct DriftResampler: ~Copyable {
-    @usableFromInline static var taps: Int { @_noLocks get { 48 } }
-    @usableFromInline static var phases: Int { @_noLocks get { 256 } }
+    @usableFromInline static var taps: Int { @_noLocks get { Int(RTMIX_DRIFT_TAPS) } }
+    @usableFromInline static var phases: Int { @_noLocks get { Int(RTMIX_DRIFT_PHASES) } }
     /// Input frames the staging buffer holds beyond the kept history.
     @usableFromInline let chunkFrames: Int
-    /// (phases + 1) × taps coefficients.
-    @usableFromInline let table: UnsafeMutablePointer<Float>
+    /// (phases + 1) × taps coefficients (shared, never freed).
+    @usableFromInline let table: UnsafePointer<Float>
     @usableFromInline let channels: Int
     /// `channels` planar input buffers, `stride` floats apart.
     @usableFromInline let inputs: UnsafeMutablePointer<Float>
@@ -37,50 +37,26 @@ struct DriftResampler: ~Copyable {
     /// Bytes this resampler allocated (engine memory accounting).
     let allocatedBytes: Int
 
-    /// nil when an allocation fails.
+    /// nil when an allocation fails. The kernel table is shared by every
+    /// instance and computed once per process
+    /// (`rtmix_support_drift_table`): creating one costs no table work.
     init?(chunkFrames: Int, channels: Int) {
-        let taps = DriftResampler.taps, phases = DriftResampler.phases
+        let taps = DriftResampler.taps
         var batch = AllocationBatch()
-        guard let t = batch.allocate(repeating: Float(0), count: (phases + 1) * taps),
-              let k = batch.allocate(repeating: Float(0), count: taps),
+        guard let k = batch.allocate(repeating: Float(0), count: taps),
               let i = batch.allocate(repeating: Float(0), count: (chunkFrames + taps) * channels)
         else { return nil }
-        table = t
+        table = rtmix_support_drift_table()
         kernel = k
         inputs = i
         allocatedBytes = batch.commit()
         self.chunkFrames = chunkFrames
         self.channels = channels
-        // Kaiser window, beta 8 (sidelobes ~ -80 dB); sinc at full band.
-        let beta = 8.0
-        func besselI0(_ x: Double) -> Double {
-            var sum = 1.0, term = 1.0, k = 1.0
-            while term > 1e-12 * sum {
-                term *= (x / (2 * k)) * (x / (2 * k))
-                sum += term
-                k += 1
-            }
-            return sum
-        }
-        let half = Double(taps / 2)
-        for p in 0...phases {
-            let frac = Double(p) / Double(phases)
-            for k in 0..<taps {
-                // Tap k weights input[i0 - (taps/2 - 1) + k]; its distance
-                // from the interpolated position is t.
-                let t = Double(k - (taps / 2 - 1)) - frac
-                let sinc = t == 0 ? 1.0 : rtmix_support_sin(Double.pi * t) / (Double.pi * t)
-                let r = t / half
-                let w = r * r >= 1 ? 0.0 : besselI0(beta * (1 - r * r).squareRoot()) / besselI0(beta)
-                table[p * taps + k] = Float(sinc * w)
-            }
-        }
         stride = chunkFrames + taps
         pos = Double(taps / 2 - 1)
     }
 
     deinit {
-        Allocation.free(table)
         Allocation.free(kernel)
         Allocation.free(inputs)
     }

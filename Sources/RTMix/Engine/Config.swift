@@ -73,10 +73,12 @@ public struct EngineConfig: Sendable, Equatable {
     /// canceller's cost; Benchmarks/Exploratory/stereo_reference.c).
     /// false, or mono output: one canceller on the mono downmix.
     public var aecStereoReference = true
-    /// Media ducking while call-domain voice is active, in dB: -60...0,
-    /// default -12; 0 turns ducking off (the render path is then unchanged,
-    /// bit for bit). See `Ducker` and docs/ducking.md.
-    public var duckDepthDb: Float = -12
+    /// Media ducking while call-domain voice is active, in dB: -60...0.
+    /// Default 0: off, the media keeps the level the app set (the render
+    /// path is unchanged, bit for bit). Ducking is opt-in: an app that wants
+    /// its media lowered under the voice sets e.g. -12. See `Ducker` and
+    /// docs/ducking.md.
+    public var duckDepthDb: Float = 0
     /// Time the duck takes to reach its depth, ms (1...1000; default 20).
     public var duckAttackMs: Float = 20
     /// Time it takes to return to 0 dB after the voice (and the 100 ms

@@ -73,13 +73,35 @@ extension EngineCore {
     @usableFromInline
     static func removeSource(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32) -> Int32 {
         withControlLock(e) {
-            guard lookup(e, id) != nil else { return RTMixError.notFound.code }
+            guard let source = lookup(e, id) else { return RTMixError.notFound.code }
             SlotLifecycle.beginRemove(slot(e, id: id))
             control(e).pointee.activeSources -= 1
             control(e).pointee.sourcesRemoved += 1
+            if source.pointee.pull != nil { waitForPullCallbacks(e) }
             // The renderer fades it out; if it has stopped, retire at once.
             reclaim(e)
             return 0
+        }
+    }
+
+    /// A pull source was just marked removing (a sequentially consistent
+    /// store): the renderer never calls the callback of a removing source,
+    /// but a render pass that read the slot before that store may still be
+    /// inside it. Waits until that pass has ended, so that once
+    /// `rtmix_source_remove` returns the callback is never called again and
+    /// the host may free its `user_data`. Dekker's pattern with the
+    /// renderer's `enter()` (SC increment, then the SC phase load in
+    /// `SlotLifecycle.visit`): if the pass saw the slot active, this load
+    /// sees its odd count or a later one. Called from inside the callback
+    /// itself (the render thread), there is nothing to wait for: that call
+    /// is the last. Control thread; blocks only itself, for at most one
+    /// render pass.
+    static func waitForPullCallbacks(_ e: UnsafeMutablePointer<EngineCore>) {
+        if rtmix_support_render_engine().unsafelyUnwrapped.pointee == UnsafeMutableRawPointer(e) { return }
+        let seq = e.pointee.passes.seq.load(ordering: .sequentiallyConsistent)
+        guard seq & 1 == 1 else { return }
+        while e.pointee.passes.seq.load(ordering: .sequentiallyConsistent) == seq {
+            rtmix_support_sleep_ns(50_000)
         }
     }
 
@@ -222,11 +244,10 @@ extension EngineCore {
                 let phase = SlotLifecycle.phase(e.pointee.slots + i)
                 let live = phase == .active || phase == .removing
                 if live, let s = e.pointee.slots[i].source.load(ordering: .acquiring),
-                   SourceState.needsResampler(sourceRate: s.pointee.sampleRate, outputRate: sampleRate,
-                                              driftCompensation: s.pointee.driftCompensation) {
+                   SourceState.needsResampler(sourceRate: s.pointee.sampleRate, outputRate: sampleRate) {
                     let r = Resampler(quality: s.pointee.resamplerQuality, channels: s.pointee.channels,
                                       inputRate: s.pointee.sampleRate, outputRate: sampleRate,
-                                      driftCompensation: s.pointee.driftCompensation)
+                                      driftCompensation: false)
                     switch r {
                     case .none: failed = true
                     case .some: break
@@ -273,6 +294,7 @@ extension EngineCore {
                     r.pointee.fadeIn = 1
                     r.pointee.resamplerDrained = false
                     r.pointee.drift.restartWindow()
+                    if let stage = s.pointee.stage { stage.pointee.reset() }
                 } else {
                     (fresh + i).deinitialize(count: 1)
                 }

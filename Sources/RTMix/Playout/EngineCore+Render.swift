@@ -88,6 +88,10 @@ extension EngineCore {
                               frames: Int) {
         // Odd while rendering: control threads do not free what this pass may see.
         e.pointee.passes.enter()
+        // This thread is inside a pass (a remove from a pull callback must
+        // not wait for it: waitForPullCallbacks).
+        let inPass = _unsafePerformance { rtmix_support_render_engine() }.unsafelyUnwrapped
+        inPass.pointee = UnsafeMutableRawPointer(e)
         let start: UInt64 = _unsafePerformance { rtmix_support_monotonic_ns() }
         let now = e.pointee.now()
 
@@ -203,6 +207,7 @@ extension EngineCore {
                                   value: Int64(truncatingIfNeeded: min(elapsed, UInt64(Int64.max))))
         }
 
+        inPass.pointee = nil
         e.pointee.passes.leave(nowNs: e.pointee.now(), blockNs: blockNs)
     }
 

@@ -60,7 +60,7 @@ extension EngineCore {
     /// Call sources: a low-water mark this far above the target (or the
     /// target itself, if larger) is trimmed at once instead of by drift
     /// control (80 ms).
-    @usableFromInline static var trimExcessSeconds: Double { 0.080 }
+    @usableFromInline static var trimExcessSeconds: Double { @_noLocks get { 0.080 } }
 
     /// Pulls up to `frames` output frames from one source and adds them to
     /// the mix (see the extension's comment).
@@ -83,11 +83,7 @@ extension EngineCore {
             r.pointee.gainRamp.reset(to: targetGain)
             r.pointee.rendered = true
         }
-        let nominalRatio: Double
-        switch r.pointee.resampler {
-        case .none: nominalRatio = 1
-        case .some(let rs): nominalRatio = rs.ratio
-        }
+        let nominalRatio = EngineCore.nominalRatio(r)
         let blockInput = inputFrames(forOutput: frames, ratio: nominalRatio)
 
         // 1. Host commands: flush (drop what was pushed before it), end.
@@ -97,7 +93,7 @@ extension EngineCore {
             let upTo = s.pointee.flushUpTo.load(ordering: .relaxed)
             let n = s.pointee.ring.discard(max(0, upTo &- s.pointee.ring.readCount()))
             s.pointee.framesFlushed.add(n)
-            interruptAudio(r, fade: fade)
+            interruptAudio(s, fade: fade)
             r.pointee.playback.flush()
         }
         if s.pointee.endRequested.load(ordering: .acquiring) { r.pointee.playback.ending = true }
@@ -119,13 +115,16 @@ extension EngineCore {
                 if n > 0 {
                     result.dropped += n
                     s.pointee.framesDropped.add(n)
-                    interruptAudio(r, fade: fade)
+                    interruptAudio(s, fade: fade)
                 }
             }
         }
 
-        // 3. Pull sources: the callback fills what this block needs.
-        if let callback = s.pointee.pull, !b.interrupted, !s.pointee.paused.load(ordering: .relaxed),
+        // 3. Pull sources: the callback fills what this block needs. Never
+        // for a removing source: once rtmix_source_remove has returned the
+        // host may have freed the callback's user_data (it fades out on
+        // what it holds; see waitForPullCallbacks).
+        if let callback = s.pointee.pull, !removing, !b.interrupted, !s.pointee.paused.load(ordering: .relaxed),
            !r.pointee.playback.isDrained, !r.pointee.playback.ending {
             if fillFromPull(s, callback: callback, frames: blockInput + (r.pointee.resampler == nil ? 0 : 8)) < 0 {
                 r.pointee.playback.ending = true
@@ -139,7 +138,7 @@ extension EngineCore {
         let plan = r.pointee.playback.plan(buffered: buffered, threshold: threshold,
                                            paused: s.pointee.paused.load(ordering: .relaxed) || b.interrupted,
                                            frames: frames)
-        if plan.stopBefore { interruptAudio(r, fade: fade) }
+        if plan.stopBefore { interruptAudio(s, fade: fade) }
         if plan.started { result.started = max(1, buffered) }
         // Starts fade in, except those of a source without a start
         // threshold, which plays whatever it has whenever it has it: at its
@@ -156,73 +155,19 @@ extension EngineCore {
             s.pointee.underrunFrames.add(plan.underrunFrames)
         }
 
-        // 5. Pull audio: straight from the ring (bypass) or resampled, with
-        // the drift correction.
-        var produced = 0
-        var regions = RingRegions(first: s.pointee.scratch, firstFrames: 0, second: s.pointee.scratch, secondFrames: 0)
-        var isBypass = true
-        var ratioUsed = nominalRatio
+        // 5. Fetch (bypass | fixed-ratio resampler) and the drift stage,
+        // at the correction drift control decides (SourceFetch).
         var correction = 0.0
-        var exhausted = false
+        var fetched = Fetched(scratch: s.pointee.scratch, ratio: nominalRatio)
         if plan.pull {
-            switch r.pointee.resampler {
-            case .none:
-                regions = s.pointee.ring.readableRegions(maxFrames: frames)
-                produced = regions.frames
-                exhausted = produced < frames
-            case .some(let resampler):
-                isBypass = false
-                if s.pointee.driftTargetFrames > 0 {
-                    let windows = r.pointee.drift.windows
-                    let blockSeconds = Double(frames) / Double(b.outputRate)
-                    let rejected = s.pointee.framesRejected.read()
-                    if rejected != r.pointee.rejectedSeen {
-                        // Pushes were refused: the producer paces itself on
-                        // the ring; nothing to compensate.
-                        r.pointee.rejectedSeen = rejected
-                        correction = r.pointee.drift.holdOff(blockSeconds: blockSeconds)
-                        publishDrift(s, r)
-                    } else {
-                        correction = r.pointee.drift.update(level: Double(buffered),
-                                                            pushed: Double(s.pointee.framesPushed.read()),
-                                                            blockSeconds: blockSeconds)
-                    }
-                    if r.pointee.drift.windows != windows {
-                        publishDrift(s, r)
-                        // A call source far above its target (a burst, a
-                        // producer that caught up): trim now, with a crossfade.
-                        let excess = r.pointee.drift.lastLowWater - s.pointee.driftTargetFrames
-                        if s.pointee.dropOldest && excess > max(trimExcessSeconds * srcRate, s.pointee.driftTargetFrames) {
-                            let n = s.pointee.ring.discard(Int(excess))
-                            if n > 0 {
-                                result.dropped += n
-                                s.pointee.framesDropped.add(n)
-                                // The crossfade: the mirror tail of what
-                                // played fades out while the new audio fades in.
-                                r.pointee.tail.start(fade: fade)
-                                resampler.reset()
-                                r.pointee.fadeIn = 0
-                                r.pointee.drift.restartWindow()
-                            }
-                        }
-                    }
-                    s.pointee.driftPpm.store(Float(correction * 1_000_000))
-                }
-                ratioUsed = nominalRatio / (1 + correction)
-                produced = pullResampled(resampler, ratio: ratioUsed, ring: s.pointee.ring, into: s.pointee.scratch,
-                                         channels: inChannels, frames: frames, consumed: s.pointee.framesConsumed)
-                if produced < frames && r.pointee.playback.ending && s.pointee.ring.bufferedFrames() == 0 {
-                    // End of stream: the filter's look-ahead still holds audio.
-                    if !r.pointee.resamplerDrained {
-                        produced += resampler.drain(output: s.pointee.scratch + produced * inChannels,
-                                                    outputFrames: frames - produced, ratio: ratioUsed,
-                                                    zeros: s.pointee.zeros)
-                        r.pointee.resamplerDrained = true
-                    }
-                    exhausted = true
-                }
-            }
+            correction = driftControl(s, r, buffered: buffered, fade: fade, b, &result)
+            fetched = fetch(s, r, correction: correction, b)
         }
+        let produced = fetched.produced
+        let regions = fetched.regions
+        let isBypass = fetched.isBypass
+        let ratioUsed = fetched.ratioUsed
+        let exhausted = fetched.exhausted
 
         // Start-up alignment: the very first audio, short of a block (a
         // resampler still filling its filter), goes at the end of the block:
@@ -363,6 +308,13 @@ extension EngineCore {
         }
         r.pointee.resamplerDrained = false
         r.pointee.drift.restartWindow()
+    }
+
+    /// `interruptAudio` for a source (its drift stage starts over too).
+    @usableFromInline @_noLocks
+    static func interruptAudio(_ s: UnsafeMutablePointer<SourceState>, fade: Int) {
+        interruptAudio(s.pointee.render, fade: fade)
+        if let stage = s.pointee.stage { stage.pointee.reset() }
     }
 
     /// Publishes the drift controller's figures after a window.

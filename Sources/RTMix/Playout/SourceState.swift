@@ -42,6 +42,9 @@ struct SourceState: ~Copyable {
     /// Render-thread-only state, in its own allocation so that its writes
     /// never share an access with fields other threads read.
     @usableFromInline let render: UnsafeMutablePointer<SourceRenderState>
+    /// The drift stage (render thread only), for sources with drift
+    /// control (`driftCompensation`); nil otherwise.
+    let stage: UnsafeMutablePointer<DriftStage>?
 
     // control → render
     @usableFromInline let targetGain: AtomicFloat
@@ -105,13 +108,13 @@ struct SourceState: ~Copyable {
         self.pull = pull
         self.pullContext = pullContext
         let resampler: Resampler?
-        if SourceState.needsResampler(sourceRate: config.sampleRate, outputRate: outputRate,
-                                      driftCompensation: driftCompensation) {
+        if SourceState.needsResampler(sourceRate: config.sampleRate, outputRate: outputRate) {
             // Backend (speexdsp or libsamplerate) chosen by the resampler
-            // from quality, rates and drift compensation: see Resampler.
+            // from quality and rates, at the fixed nominal ratio: drift is
+            // the drift stage's (see Resampler, DriftStage).
             resampler = Resampler(quality: engine.resamplerQuality, channels: config.channels,
                                   inputRate: config.sampleRate, outputRate: outputRate,
-                                  driftCompensation: driftCompensation)
+                                  driftCompensation: false)
             switch resampler {
             case .none: return nil
             case .some: break
@@ -149,6 +152,19 @@ struct SourceState: ~Copyable {
             Allocation.free(zeros)
             return nil
         }
+        if driftCompensation {
+            guard let st = DriftStage(channels: config.channels, maxFrames: engine.maxFrames),
+                  let p = Allocation.make(st) else {
+                Allocation.destroy(render)
+                Allocation.free(scratch)
+                Allocation.free(gainCurve)
+                Allocation.free(zeros)
+                return nil
+            }
+            stage = p
+        } else {
+            stage = nil
+        }
         self.ring = ring
         self.scratch = scratch
         self.gainCurve = gainCurve
@@ -158,13 +174,15 @@ struct SourceState: ~Copyable {
         requestedGain = AtomicFloat(config.gain)
     }
 
-    /// Same rate and no drift compensation: the ring is read directly (bypass).
-    static func needsResampler(sourceRate: Int, outputRate: Int, driftCompensation: Bool) -> Bool {
-        sourceRate != outputRate || driftCompensation
+    /// Same rate: the ring is read directly (bypass). Drift correction is
+    /// not a reason to resample: the drift stage does it, only when needed.
+    static func needsResampler(sourceRate: Int, outputRate: Int) -> Bool {
+        sourceRate != outputRate
     }
 
     deinit {
         Allocation.destroy(render)
+        Allocation.destroy(stage)
         Allocation.free(scratch)
         Allocation.free(gainCurve)
         Allocation.free(zeros)
@@ -183,6 +201,7 @@ struct SourceState: ~Copyable {
         MemoryLayout<SourceState>.stride + ringBytes + MemoryLayout<SourceRenderState>.stride
             + MemoryLayout<Float>.stride * engineMaxFrames * (channels + 1)
             + MemoryLayout<Float>.stride * channels * (Resampler.drainInputFrames + 2 * FadeTail.maxFrames)
+            + MemoryLayout<DriftStage>.stride + DriftStage.memoryBytes(channels: channels, maxFrames: engineMaxFrames)
     }
 
     /// What this source holds (see `memoryBytes(config:engine:)`).
