@@ -1811,6 +1811,12 @@ static void test_capture_config(void) {
     TRY_CAPTURE(aec_tail_ms, 9, RTMIX_ERR_INVALID_ARGUMENT);
     TRY_CAPTURE(aec_tail_ms, 1001, RTMIX_ERR_INVALID_ARGUMENT);
     TRY_CAPTURE(aec_tail_ms, 0xFFFFFFFFu, RTMIX_ERR_INVALID_ARGUMENT);
+    /* 2^31 and up: Int(UInt32) traps on a 32-bit target (armhf under qemu
+     * died here with an illegal instruction before CConversion.int). */
+    TRY_CAPTURE(capture_rate, 0x80000000u, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_CAPTURE(capture_channels, 0x80000000u, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_CAPTURE(capture_channels, 0xFFFFFFFFu, RTMIX_ERR_UNSUPPORTED_FORMAT);
+    TRY_CAPTURE(aec_tail_ms, 0x80000000u, RTMIX_ERR_INVALID_ARGUMENT);
     /* Valid boundaries and switches. */
     TRY_CAPTURE(capture_rate, 8000, RTMIX_OK);
     TRY_CAPTURE(capture_rate, 11025, RTMIX_OK);
@@ -1981,6 +1987,9 @@ static void test_capture_args(void) {
     CHECK_ST(rtmix_capture_process_f32(e, mic, out, 481), RTMIX_ERR_TOO_MANY_FRAMES);
     CHECK_ST(rtmix_capture_process_s16(e, mic16, out16, 481), RTMIX_ERR_TOO_MANY_FRAMES);
     CHECK_ST(rtmix_capture_process_f32(e, mic, out, 0xFFFFFFFFu), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK_ST(rtmix_capture_process_f32(e, mic, out, 0x80000000u), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK_ST(rtmix_capture_process_s16(e, mic16, out16, 0xFFFFFFFFu), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK_ST(rtmix_capture_process_s16(e, mic16, out16, 0x80000000u), RTMIX_ERR_TOO_MANY_FRAMES);
     ok = 1;
     for (i = 0; i < 1024; i++) ok &= out[i] == 0.75f && out16[i] == 1234;
     CHECK(ok);
