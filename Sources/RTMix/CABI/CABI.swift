@@ -306,14 +306,14 @@ func rtmix_render_s16_checked_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<In
 func rtmix_capture_process_f32_impl(_ e: CEngine?, _ mic: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>?,
                                     _ frames: UInt32) -> Int32 {
     guard let e, let mic, let out else { return RTMixError.invalidArgument.code }
-    return EngineCore.processCapture(core(e), mic: mic, out: out, frames: Int(frames))
+    return EngineCore.processCapture(core(e), mic: mic, out: out, frames: CConversion.int(frames))
 }
 
 @_cdecl("rtmix_capture_process_s16") @usableFromInline @_noLocks
 func rtmix_capture_process_s16_impl(_ e: CEngine?, _ mic: UnsafePointer<Int16>?, _ out: UnsafeMutablePointer<Int16>?,
                                     _ frames: UInt32) -> Int32 {
     guard let e, let mic, let out else { return RTMixError.invalidArgument.code }
-    return EngineCore.processCaptureS16(core(e), mic: mic, out: out, frames: Int(frames))
+    return EngineCore.processCaptureS16(core(e), mic: mic, out: out, frames: CConversion.int(frames))
 }
 
 @_cdecl("rtmix_set_stream_delay_ms") @usableFromInline @_noLocks

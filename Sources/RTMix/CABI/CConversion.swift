@@ -80,9 +80,9 @@ enum CConversion {
         r.gainRampMs = c.gain_ramp_ms
         r.limiterThresholdDb = c.limiter_threshold_db
         r.resamplerQuality = quality
-        r.captureRate = Int(c.capture_rate)
-        r.captureChannels = Int(c.capture_channels)
-        r.aecTailMs = Int(c.aec_tail_ms)
+        r.captureRate = int(c.capture_rate)
+        r.captureChannels = int(c.capture_channels)
+        r.aecTailMs = int(c.aec_tail_ms)
         r.noiseSuppression = c.noise_suppression != 0
         r.echoSuppression = c.echo_suppression != 0
         r.agc = c.agc != 0
