@@ -297,6 +297,10 @@ typedef struct rtmix_engine_stats {
                                        its sources (removed ones until
                                        freed), as counted against
                                        max_memory_bytes */
+    /* --- appended in 0.4 --- */
+    uint64_t events_dropped;        /* events lost because an event queue
+                                       was full (each loss is also reported
+                                       by RTMIX_EVENT_EVENTS_DROPPED) */
 } rtmix_engine_stats;
 
 /* aec_delay_source values. */
@@ -801,8 +805,10 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
                                          (dB x 100), negative] */
 #define RTMIX_EVENT_RENDER_SLOW 6     /* a render call took more than half
                                          of its block's duration [ns] */
-#define RTMIX_EVENT_EVENTS_DROPPED 7  /* the queue (256 events) was full
-                                         [events lost] */
+#define RTMIX_EVENT_EVENTS_DROPPED 7  /* a queue (256 events) was full;
+                                         returned once the queued events
+                                         are read [events lost since the
+                                         last such report] */
 /* Capture events (frame_time: capture frames processed before the call). */
 #define RTMIX_EVENT_ECHO_PATH_CHANGED 8 /* the echo delay in use changed
                                          (estimator, or a new hint)
@@ -894,9 +900,11 @@ typedef struct rtmix_event {
 int32_t rtmix_event_init(rtmix_event *ev);
 
 /* Takes the oldest unread event. The renderer and the capture thread each
- * queue events (at most 256 each; render events are returned first;
- * on overflow it counts the loss and reports RTMIX_EVENT_EVENTS_DROPPED);
- * control threads read them. When the queues are empty, this call checks
+ * queue events (at most 256 each; render events are returned first);
+ * control threads read them. On overflow the producer counts the loss
+ * (rtmix_engine_stats.events_dropped) and, once the queued events have
+ * been read, this call returns one RTMIX_EVENT_EVENTS_DROPPED with the
+ * count: a host that drains until RTMIX_EVENT_NONE always sees it. When the queues are empty, this call checks
  * for a render stall (RTMIX_EVENT_RENDER_STALLED); otherwise it returns
  * RTMIX_OK with ev->type = RTMIX_EVENT_NONE. Poll it at least every few
  * hundred ms for timely alarms.
