@@ -621,9 +621,11 @@ int32_t rtmix_domain_get_gain(const rtmix_engine *engine, rtmix_domain domain, f
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, frames == 0),
  * RTMIX_ERR_TOO_MANY_FRAMES (frames > max_frames), RTMIX_ERR_BAD_STATE
  * (another thread is rendering this engine, or the format is changing).
- * On error the first min(frames, max_frames) samples of `out` are set to 0
- * (the part of the buffer that exists for every channel count; the library
- * cannot know the rest is there) and the rest is untouched.
+ * On error (a NULL engine included) the first min(frames, max_frames)
+ * samples of `out` are set to 0 (the part of the buffer that exists for
+ * every channel count; the library cannot know the rest is there; with a
+ * NULL engine max_frames is taken as 16384, the largest allowed) and the
+ * rest is untouched.
  * Thread safety: the render thread (one at a time).
  * Real-time safe: yes. */
 int32_t rtmix_render_f32(rtmix_engine *engine, float *out, uint32_t frames);
@@ -638,7 +640,8 @@ int32_t rtmix_render_s16(rtmix_engine *engine, int16_t *out, uint32_t frames);
  * `capacity_samples` samples. Under the render role (so that a concurrent
  * rtmix_engine_set_output_format cannot change it in between) the library
  * checks capacity_samples >= frames x current channels and never writes
- * past capacity_samples.
+ * past capacity_samples. Any size_t is accepted: a capacity above
+ * INT64_MAX (e.g. SIZE_MAX, "unknown") counts as unlimited.
  * Errors: as rtmix_render_f32, plus RTMIX_ERR_INVALID_ARGUMENT when the
  * buffer is too small for `frames` at the current channel count (query it
  * with rtmix_engine_get_config). On any error except a NULL `out`, the

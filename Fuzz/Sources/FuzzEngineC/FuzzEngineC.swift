@@ -682,8 +682,9 @@ final class CProgram {
                     frames: Int, status: Int32)] = []
         for (k, i) in slots.enumerated() {
             guard let m = engines[i] else {
-                var one: [Float] = [0, 0]
+                var one: [Float] = [7, 7]
                 checkStatus(rtmix_render_f32(nil, &one, 1), [-1], "render(NULL engine)")
+                check(one == [0, 7], "render(NULL engine) zero-fills min(frames, 16384) samples: \(one)")
                 continue
             }
             var frames = raw
