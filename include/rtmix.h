@@ -52,8 +52,14 @@ extern "C" {
 /* Version                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* The version of this header. Any addition (function, struct field,
+ * status or event code) bumps the minor version; the notes "appended in
+ * X.Y" below name the version that added a field (CHANGELOG.md has one
+ * section per version). The SONAME is librtmix.so.<major> and every
+ * function carries the symbol version RTMIX_<major>; within a major
+ * version the ABI only grows (CHANGELOG.md, "ABI promise"). */
 #define RTMIX_VERSION_MAJOR 0
-#define RTMIX_VERSION_MINOR 1
+#define RTMIX_VERSION_MINOR 4
 #define RTMIX_VERSION_PATCH 0
 
 /* Returns (major << 16) | (minor << 8) | patch of the linked library.
@@ -852,7 +858,7 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
                                          once, re-armed when it is audible
                                          again [cause, RTMIX_CALL_MISSING_*] */
 #define RTMIX_EVENT_DRIFT_SATURATED 18  /* a source's drift controller is at
-                                         its limit (+-1000 ppm) [ppm] */
+                                         its limit (+-2000 ppm) [ppm] */
 #define RTMIX_EVENT_LIMITER_HEAVY 19    /* the limiter reduced the gain by
                                          more than 6 dB; once per episode
                                          (it ends when the gain is back above

@@ -53,7 +53,8 @@ public enum EngineEventKind: Int32, Sendable {
     /// "No RTC sound": a call source produced nothing audible at the output
     /// for the alarm interval. value: cause (see `CallAudioMissingCause`).
     case callAudioMissing = 17
-    /// A source's drift controller hit its ±1000 ppm limit. value: ppm.
+    /// A source's drift controller hit its ±2000 ppm limit
+    /// (`DriftController.limit`). value: ppm.
     case driftSaturated = 18
     /// The limiter reduced the gain by more than 6 dB. value: lowest gain
     /// of the block in millibels.
