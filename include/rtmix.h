@@ -74,14 +74,14 @@ uint32_t rtmix_version(void);
 /* A pointer was NULL, a value was out of range, NaN or infinite, or a frame
  * count was zero. */
 #define RTMIX_ERR_INVALID_ARGUMENT (-1)
-/* Sample rate or channel count is not supported (rates 8000..192000 Hz,
- * 1 or 2 channels). */
+/* Sample rate or channel count is not supported (output and source rates
+ * 8000..192000 Hz, capture rate 8000..48000 Hz; 1 or 2 channels). */
 #define RTMIX_ERR_UNSUPPORTED_FORMAT (-2)
 /* The source id is unknown or was removed. */
 #define RTMIX_ERR_NOT_FOUND (-3)
 /* A push did not fit completely; `*accepted` says how much did. */
 #define RTMIX_ERR_BUFFER_FULL (-4)
-/* A render call asked for more than `max_frames` frames. */
+/* A render or capture call asked for more than `max_frames` frames. */
 #define RTMIX_ERR_TOO_MANY_FRAMES (-5)
 /* A configured limit was reached (max_sources, or the source id space). */
 #define RTMIX_ERR_LIMIT (-6)

@@ -212,6 +212,10 @@ static void test_version_and_status(void) {
         const char *s = rtmix_status_string(unknown[i]);
         CHECK(s != NULL && strcmp(s, "unknown status") == 0);
     }
+    /* The texts cover capture too (issue 18: a capture rate of 96000 was
+     * told "8000..192000 Hz", a 5,000-frame capture "one render call"). */
+    CHECK(strstr(rtmix_status_string(RTMIX_ERR_UNSUPPORTED_FORMAT), "capture 8000..48000 Hz") != NULL);
+    CHECK(strstr(rtmix_status_string(RTMIX_ERR_TOO_MANY_FRAMES), "capture") != NULL);
 }
 
 static void test_config_init(void) {
