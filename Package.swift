@@ -33,8 +33,10 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
         // PortAudio (ALSA, PulseAudio via ALSA's pulse plugin, JACK) for
-        // `rtmix-cli live` only: librtmix never links it.
-        .systemLibrary(name: "CPortAudio", pkgConfig: "portaudio-2.0",
+        // `rtmix-cli live` only: librtmix never links it. No pkgConfig: its
+        // module map links portaudio and asound, and portaudio-2.0.pc's
+        // `-pthread` is a flag SwiftPM prohibits (a warning on every build).
+        .systemLibrary(name: "CPortAudio",
                        providers: [.apt(["portaudio19-dev"])]),
         .systemLibrary(name: "CRTMixSupport"),
         .systemLibrary(name: "CRTMixHeader"),
