@@ -55,8 +55,8 @@ extern "C" {
 /* The version of this header. Any addition (function, struct field,
  * status or event code) bumps the minor version; the notes "appended in
  * X.Y" below name the version that added a field (CHANGELOG.md has one
- * section per version). The SONAME is librtmix.so.<major> and every
- * function carries the symbol version RTMIX_<major>; within a major
+ * section per version). The SONAME is librtmix.so.MAJOR and every
+ * function carries the symbol version RTMIX_MAJOR; within a major
  * version the ABI only grows (CHANGELOG.md, "ABI promise"). */
 #define RTMIX_VERSION_MAJOR 0
 #define RTMIX_VERSION_MINOR 4
@@ -70,7 +70,7 @@ uint32_t rtmix_version(void);
 /* Status codes                                                              */
 /* ------------------------------------------------------------------------ */
 
-#define RTMIX_OK 0
+#define RTMIX_OK 0 /* success */
 /* A pointer was NULL, a value was out of range, NaN or infinite, or a frame
  * count was zero. */
 #define RTMIX_ERR_INVALID_ARGUMENT (-1)
@@ -129,6 +129,8 @@ typedef enum rtmix_resampler_quality {
 /* Largest linear gain accepted by the gain setters (+24 dB). */
 #define RTMIX_MAX_GAIN 16.0f
 
+/* Engine configuration: rtmix_engine_config_init, then rtmix_engine_create
+ * (read back with rtmix_engine_get_config). */
 typedef struct rtmix_engine_config {
     uint32_t size;            /* sizeof(rtmix_engine_config); set by _init */
     uint32_t sample_rate;     /* output rate in Hz, 8000..192000; default 48000 */
@@ -204,6 +206,7 @@ typedef struct rtmix_engine_config {
 #define RTMIX_SOURCE_STATE_PAUSED 3
 #define RTMIX_SOURCE_STATE_DRAINED 4 /* ended and played out */
 
+/* Source configuration: rtmix_source_config_init, then rtmix_source_add. */
 typedef struct rtmix_source_config {
     uint32_t size;          /* sizeof(rtmix_source_config); set by _init */
     int32_t domain;         /* rtmix_domain */
@@ -237,6 +240,7 @@ typedef struct rtmix_source_config {
                                ring does; default 0 = by domain */
 } rtmix_source_config;
 
+/* Engine statistics: rtmix_engine_stats_init, then rtmix_engine_get_stats. */
 typedef struct rtmix_engine_stats {
     uint32_t size;                  /* set by rtmix_engine_stats_init */
     uint32_t active_sources;        /* sources added and not removed */
@@ -315,11 +319,12 @@ typedef struct rtmix_engine_stats {
 #define RTMIX_DELAY_SOURCE_HINT 1      /* rtmix_set_stream_delay_ms */
 #define RTMIX_DELAY_SOURCE_ESTIMATOR 2 /* the engine's own estimate */
 
+/* Source statistics: rtmix_source_stats_init, then rtmix_source_get_stats. */
 typedef struct rtmix_source_stats {
     uint32_t size;            /* set by rtmix_source_stats_init */
-    int32_t domain;
-    uint32_t sample_rate;
-    uint32_t channels;
+    int32_t domain;           /* the source's rtmix_domain */
+    uint32_t sample_rate;     /* the source's rate, Hz */
+    uint32_t channels;        /* the source's channel count */
     uint64_t frames_pushed;   /* source frames accepted by pushes */
     uint64_t frames_rejected; /* source frames refused (ring full) */
     uint64_t frames_consumed; /* source frames read by the renderer */
@@ -883,6 +888,7 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
 /* rtmix_event.domain of engine-wide events. */
 #define RTMIX_EVENT_DOMAIN_NONE (-1)
 
+/* One event: rtmix_event_init, then rtmix_engine_next_event. */
 typedef struct rtmix_event {
     uint32_t size;          /* set by rtmix_event_init */
     int32_t type;           /* RTMIX_EVENT_* */
