@@ -35,8 +35,10 @@ struct Live: ParsableCommand {
     @Option(help: "Output channels: 1 or 2.")
     var channels = 2
 
-    @Option(help: "Suggested device latency in ms (default: the device's low latency).")
-    var latencyMs: Double?
+    @Option(help: ArgumentHelp(
+        "Suggested device latency in ms (0: the device's own low latency).",
+        discussion: "The default, 80 ms, is what PulseAudio through ALSA's pulse plugin needs: at its 8.7 ms low latency it underflows, and every underflow lengthens the loop."))
+    var latencyMs: Double = LiveDefaults.latencyMs
 
     @Option(help: "Seconds to run (0: until Ctrl-C).")
     var seconds: Double = 0
@@ -112,7 +114,7 @@ struct Live: ParsableCommand {
         guard markers.isFinite, markers == 0 || (1...600).contains(markers) else { throw ValidationError("--markers must be 0 or 1–600 s") }
         guard publishGain.isFinite, (0...16).contains(publishGain) else { throw ValidationError("--publish-gain must be 0–16") }
         if let d = delayHintMs, !(0...1000).contains(d) { throw ValidationError("--delay-hint-ms must be 0–1000") }
-        if let l = latencyMs, !(l.isFinite && l > 0 && l <= 2000) { throw ValidationError("--latency-ms must be in (0, 2000]") }
+        guard latencyMs.isFinite, (0...2000).contains(latencyMs) else { throw ValidationError("--latency-ms must be 0–2000 (0: the device's low latency)") }
         guard (10...1000).contains(aecTailMs) else { throw ValidationError("--aec-tail-ms must be 10–1000") }
         if let n = loadThreads, !(0...8).contains(n) { throw ValidationError("--load-threads must be 0–8") }
         if check && seconds == 0 { throw ValidationError("--check needs --seconds") }
@@ -273,7 +275,7 @@ final class LiveRun {
         // The stream is opened (not started) before the producers start:
         // opening can take a while, and the producers run on the wall clock.
         var streams = try LiveStreams(out: outDevice, inp: inDevice, outChannels: outChannels, rate: rate, period: o.period,
-                                      latency: o.latencyMs.map { $0 / 1000 }, separate: o.separateStreams, host: host)
+                                      latency: o.latencyMs > 0 ? o.latencyMs / 1000 : nil, separate: o.separateStreams, host: host)
 
         // Producers: the demo's (synthetic) unless files were given.
         let voiceReport = ProducerReport(), mediaReport = ProducerReport()
@@ -316,7 +318,7 @@ final class LiveRun {
             attempt += 1
             do {
                 streams = try LiveStreams(out: outDevice, inp: inDevice, outChannels: outChannels, rate: rate, period: o.period,
-                                          latency: o.latencyMs.map { $0 / 1000 }, separate: o.separateStreams, host: host)
+                                          latency: o.latencyMs > 0 ? o.latencyMs / 1000 : nil, separate: o.separateStreams, host: host)
             } catch {
                 writer.done.store(true, ordering: .releasing)
                 for t in threads { t.join() }
@@ -490,4 +492,11 @@ final class LiveRun {
         let buffer = FloatBuffer(count: 2 * 4096)
         while !stop.load(ordering: .relaxed) { synth.render(into: buffer.base, frames: 4096) }
     }
+}
+
+/// Defaults of `rtmix-cli live` that depend on what was measured (issue 18:
+/// at PortAudio's 8.7 ms low latency a PulseAudio null sink gave 21–23
+/// output underflows in 20 s and a loop growing from 185 to 589 ms).
+enum LiveDefaults {
+    static let latencyMs = 80.0
 }
