@@ -1058,7 +1058,8 @@ final class CProgram {
         check((st == "unknown status") == !documentedStatuses.contains(code), "status_string(\(code)) = \(st)")
         let ev = checkName(rtmix_event_name(code), "event_name(\(code))")
         check((ev == "unknown") == !(0...19).contains(code), "event_name(\(code)) = \(ev)")  // 8...11: capture
-        check(rtmix_version() == 0x000100, "version \(rtmix_version())")
+        let header = (UInt32(RTMIX_VERSION_MAJOR) << 16) | (UInt32(RTMIX_VERSION_MINOR) << 8) | UInt32(RTMIX_VERSION_PATCH)
+        check(rtmix_version() == header, "version \(rtmix_version()) != the header's \(header)")
     }
 
     /// Every NULL the header calls an error.
