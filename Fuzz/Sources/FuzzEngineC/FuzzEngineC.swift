@@ -92,6 +92,8 @@ final class EngineModel {
     var publishGain: Float = 0
     var captureCalls: UInt64 = 0
     var captureFrames: UInt64 = 0
+    /// Sum of the RTMIX_EVENT_EVENTS_DROPPED values read so far.
+    var droppedReported: UInt64 = 0
     var captureNonfinite: UInt64 = 0
     var captureOn: Bool { captureRate != 0 }
 
@@ -1046,7 +1048,20 @@ final class CProgram {
                           "event frame_time \(e.frame_time) > rendered \(m.framesRendered)")
                 }
                 _ = checkName(rtmix_event_name(e.type), "event_name")
-                if e.type == 0 { break }
+                if e.type == 7 {
+                    check(e.value > 0, "events_dropped with value \(e.value)")
+                    m.droppedReported += UInt64(max(0, e.value))
+                }
+                if e.type == 0 {
+                    // Drained: every loss has been reported (issue 18), and
+                    // the stats count the same losses.
+                    var st = rtmix_engine_stats()
+                    _ = rtmix_engine_stats_init(&st)
+                    checkStatus(rtmix_engine_get_stats(m.handle, &st), [0], "get_stats after a drain")
+                    check(st.events_dropped == m.droppedReported,
+                          "drained: stats.events_dropped \(st.events_dropped) != EVENTS_DROPPED values read \(m.droppedReported)")
+                    break
+                }
             }
         }
     }
