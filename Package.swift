@@ -8,7 +8,8 @@ import PackageDescription
 //                  Standard library, Synchronization and C modules only, so it
 //                  also compiles in Embedded Swift mode (see scripts/embedded-build).
 // - RTMixSession   audio-session policy engine + its C ABI (no platform deps).
-// - rtmix          the shared library (librtmix.so) C programs link.
+// - rtmix          the shared library (librtmix.so) C programs link; it
+//                  exports the rtmix_* functions only (RTMixExports).
 // - RTMixSignals   test and demo signals: synthetic speech and music, and an
 //                  echo-path simulation (room, delay, drift, noise). Not linked
 //                  into librtmix.
@@ -17,7 +18,7 @@ import PackageDescription
 let package = Package(
     name: "RTMix",
     products: [
-        .library(name: "rtmix", type: .dynamic, targets: ["RTMix", "RTMixSession"]),
+        .library(name: "rtmix", type: .dynamic, targets: ["RTMix", "RTMixSession", "RTMixExports"]),
         .library(name: "RTMixKit", targets: ["RTMix", "RTMixSession"]),
         .executable(name: "rtmix-cli", targets: ["RTMixCLI"]),
     ],
@@ -32,11 +33,20 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
         // PortAudio (ALSA, PulseAudio via ALSA's pulse plugin, JACK) for
-        // `rtmix-cli live` only: librtmix never links it.
-        .systemLibrary(name: "CPortAudio", pkgConfig: "portaudio-2.0",
+        // `rtmix-cli live` only: librtmix never links it. No pkgConfig: its
+        // module map links portaudio and asound, and portaudio-2.0.pc's
+        // `-pthread` is a flag SwiftPM prohibits (a warning on every build).
+        .systemLibrary(name: "CPortAudio",
                        providers: [.apt(["portaudio19-dev"])]),
         .systemLibrary(name: "CRTMixSupport"),
         .systemLibrary(name: "CRTMixHeader"),
+        // librtmix.so exports rtmix_* only (the version script hides the
+        // Swift symbols); in the `rtmix` product alone.
+        .target(
+            name: "RTMixExports",
+            exclude: ["rtmix-swiftpm.map"],
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/RTMixExports/rtmix-swiftpm.map"])]
+        ),
         .target(
             name: "RTMix",
             dependencies: ["CSampleRate", "CSpeexDSP", "CRTMixSupport", "CRTMixHeader"]

@@ -4,9 +4,12 @@ import PackageDescription
 // RTMix fuzzers (nested package; libFuzzer + AddressSanitizer). Build and run
 // with scripts/fuzz-check, or by hand:
 //
-//   swift build --package-path Fuzz --product FuzzEngineC --sanitize=fuzzer --sanitize=address \
+//   swift build -c release --package-path Fuzz --product FuzzEngineC --sanitize=fuzzer --sanitize=address \
 //       -Xswiftc -sanitize=fuzzer,address    # else the last --sanitize wins: no coverage
-//   SWIFT_BACKTRACE=enable=no Fuzz/.build/debug/FuzzEngineC Fuzz/Corpus/FuzzEngineC -max_total_time=30
+//   SWIFT_BACKTRACE=enable=no Fuzz/.build/release/FuzzEngineC Fuzz/Corpus/FuzzEngineC -max_total_time=30
+//
+// Long campaigns (fork mode, corpus minimised back into Fuzz/Corpus, counts
+// recorded in Fuzz/campaigns.md): scripts/fuzz-campaign.
 //
 // - FuzzEngineC   programs of rtmix_* engine calls through the C ABI (bad
 //                 configs, NaN/Inf/huge PCM, stale ids, NULL pointers), plus a

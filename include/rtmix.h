@@ -52,8 +52,14 @@ extern "C" {
 /* Version                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* The version of this header. Any addition (function, struct field,
+ * status or event code) bumps the minor version; the notes "appended in
+ * X.Y" below name the version that added a field (CHANGELOG.md has one
+ * section per version). The SONAME is librtmix.so.MAJOR and every
+ * function carries the symbol version RTMIX_MAJOR; within a major
+ * version the ABI only grows (CHANGELOG.md, "ABI promise"). */
 #define RTMIX_VERSION_MAJOR 0
-#define RTMIX_VERSION_MINOR 1
+#define RTMIX_VERSION_MINOR 4
 #define RTMIX_VERSION_PATCH 0
 
 /* Returns (major << 16) | (minor << 8) | patch of the linked library.
@@ -64,18 +70,18 @@ uint32_t rtmix_version(void);
 /* Status codes                                                              */
 /* ------------------------------------------------------------------------ */
 
-#define RTMIX_OK 0
+#define RTMIX_OK 0 /* success */
 /* A pointer was NULL, a value was out of range, NaN or infinite, or a frame
  * count was zero. */
 #define RTMIX_ERR_INVALID_ARGUMENT (-1)
-/* Sample rate or channel count is not supported (rates 8000..192000 Hz,
- * 1 or 2 channels). */
+/* Sample rate or channel count is not supported (output and source rates
+ * 8000..192000 Hz, capture rate 8000..48000 Hz; 1 or 2 channels). */
 #define RTMIX_ERR_UNSUPPORTED_FORMAT (-2)
 /* The source id is unknown or was removed. */
 #define RTMIX_ERR_NOT_FOUND (-3)
 /* A push did not fit completely; `*accepted` says how much did. */
 #define RTMIX_ERR_BUFFER_FULL (-4)
-/* A render call asked for more than `max_frames` frames. */
+/* A render or capture call asked for more than `max_frames` frames. */
 #define RTMIX_ERR_TOO_MANY_FRAMES (-5)
 /* A configured limit was reached (max_sources, or the source id space). */
 #define RTMIX_ERR_LIMIT (-6)
@@ -123,6 +129,8 @@ typedef enum rtmix_resampler_quality {
 /* Largest linear gain accepted by the gain setters (+24 dB). */
 #define RTMIX_MAX_GAIN 16.0f
 
+/* Engine configuration: rtmix_engine_config_init, then rtmix_engine_create
+ * (read back with rtmix_engine_get_config). */
 typedef struct rtmix_engine_config {
     uint32_t size;            /* sizeof(rtmix_engine_config); set by _init */
     uint32_t sample_rate;     /* output rate in Hz, 8000..192000; default 48000 */
@@ -200,6 +208,7 @@ typedef struct rtmix_engine_config {
 #define RTMIX_SOURCE_STATE_PAUSED 3
 #define RTMIX_SOURCE_STATE_DRAINED 4 /* ended and played out */
 
+/* Source configuration: rtmix_source_config_init, then rtmix_source_add. */
 typedef struct rtmix_source_config {
     uint32_t size;          /* sizeof(rtmix_source_config); set by _init */
     int32_t domain;         /* rtmix_domain */
@@ -253,6 +262,7 @@ typedef struct rtmix_source_config {
                                ring does; default 0 = by domain */
 } rtmix_source_config;
 
+/* Engine statistics: rtmix_engine_stats_init, then rtmix_engine_get_stats. */
 typedef struct rtmix_engine_stats {
     uint32_t size;                  /* set by rtmix_engine_stats_init */
     uint32_t active_sources;        /* sources added and not removed */
@@ -319,6 +329,10 @@ typedef struct rtmix_engine_stats {
                                        its sources (removed ones until
                                        freed), as counted against
                                        max_memory_bytes */
+    /* --- appended in 0.4 --- */
+    uint64_t events_dropped;        /* events lost because an event queue
+                                       was full (each loss is also reported
+                                       by RTMIX_EVENT_EVENTS_DROPPED) */
 } rtmix_engine_stats;
 
 /* aec_delay_source values. */
@@ -327,11 +341,12 @@ typedef struct rtmix_engine_stats {
 #define RTMIX_DELAY_SOURCE_HINT 1      /* rtmix_set_stream_delay_ms */
 #define RTMIX_DELAY_SOURCE_ESTIMATOR 2 /* the engine's own estimate */
 
+/* Source statistics: rtmix_source_stats_init, then rtmix_source_get_stats. */
 typedef struct rtmix_source_stats {
     uint32_t size;            /* set by rtmix_source_stats_init */
-    int32_t domain;
-    uint32_t sample_rate;
-    uint32_t channels;
+    int32_t domain;           /* the source's rtmix_domain */
+    uint32_t sample_rate;     /* the source's rate, Hz */
+    uint32_t channels;        /* the source's channel count */
     uint64_t frames_pushed;   /* source frames accepted by pushes */
     uint64_t frames_rejected; /* source frames refused (ring full) */
     uint64_t frames_consumed; /* source frames read by the renderer */
@@ -646,9 +661,11 @@ int32_t rtmix_domain_get_gain(const rtmix_engine *engine, rtmix_domain domain, f
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL, frames == 0),
  * RTMIX_ERR_TOO_MANY_FRAMES (frames > max_frames), RTMIX_ERR_BAD_STATE
  * (another thread is rendering this engine, or the format is changing).
- * On error the first min(frames, max_frames) samples of `out` are set to 0
- * (the part of the buffer that exists for every channel count; the library
- * cannot know the rest is there) and the rest is untouched.
+ * On error (a NULL engine included) the first min(frames, max_frames)
+ * samples of `out` are set to 0 (the part of the buffer that exists for
+ * every channel count; the library cannot know the rest is there; with a
+ * NULL engine max_frames is taken as 16384, the largest allowed) and the
+ * rest is untouched.
  * Thread safety: the render thread (one at a time).
  * Real-time safe: yes. */
 int32_t rtmix_render_f32(rtmix_engine *engine, float *out, uint32_t frames);
@@ -663,7 +680,8 @@ int32_t rtmix_render_s16(rtmix_engine *engine, int16_t *out, uint32_t frames);
  * `capacity_samples` samples. Under the render role (so that a concurrent
  * rtmix_engine_set_output_format cannot change it in between) the library
  * checks capacity_samples >= frames x current channels and never writes
- * past capacity_samples.
+ * past capacity_samples. Any size_t is accepted: a capacity above
+ * INT64_MAX (e.g. SIZE_MAX, "unknown") counts as unlimited.
  * Errors: as rtmix_render_f32, plus RTMIX_ERR_INVALID_ARGUMENT when the
  * buffer is too small for `frames` at the current channel count (query it
  * with rtmix_engine_get_config). On any error except a NULL `out`, the
@@ -830,8 +848,10 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
                                          (dB x 100), negative] */
 #define RTMIX_EVENT_RENDER_SLOW 6     /* a render call took more than half
                                          of its block's duration [ns] */
-#define RTMIX_EVENT_EVENTS_DROPPED 7  /* the queue (256 events) was full
-                                         [events lost] */
+#define RTMIX_EVENT_EVENTS_DROPPED 7  /* a queue (256 events) was full;
+                                         returned once the queued events
+                                         are read [events lost since the
+                                         last such report] */
 /* Capture events (frame_time: capture frames processed before the call). */
 #define RTMIX_EVENT_ECHO_PATH_CHANGED 8 /* the echo delay in use changed
                                          (estimator, or a new hint)
@@ -872,7 +892,7 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
                                          once, re-armed when it is audible
                                          again [cause, RTMIX_CALL_MISSING_*] */
 #define RTMIX_EVENT_DRIFT_SATURATED 18  /* a source's drift controller is at
-                                         its limit (+-1000 ppm) [ppm] */
+                                         its limit (+-2000 ppm) [ppm] */
 #define RTMIX_EVENT_LIMITER_HEAVY 19    /* the limiter reduced the gain by
                                          more than 6 dB; once per episode
                                          (it ends when the gain is back above
@@ -897,6 +917,7 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
 /* rtmix_event.domain of engine-wide events. */
 #define RTMIX_EVENT_DOMAIN_NONE (-1)
 
+/* One event: rtmix_event_init, then rtmix_engine_next_event. */
 typedef struct rtmix_event {
     uint32_t size;          /* set by rtmix_event_init */
     int32_t type;           /* RTMIX_EVENT_* */
@@ -923,9 +944,11 @@ typedef struct rtmix_event {
 int32_t rtmix_event_init(rtmix_event *ev);
 
 /* Takes the oldest unread event. The renderer and the capture thread each
- * queue events (at most 256 each; render events are returned first;
- * on overflow it counts the loss and reports RTMIX_EVENT_EVENTS_DROPPED);
- * control threads read them. When the queues are empty, this call checks
+ * queue events (at most 256 each; render events are returned first);
+ * control threads read them. On overflow the producer counts the loss
+ * (rtmix_engine_stats.events_dropped) and, once the queued events have
+ * been read, this call returns one RTMIX_EVENT_EVENTS_DROPPED with the
+ * count: a host that drains until RTMIX_EVENT_NONE always sees it. When the queues are empty, this call checks
  * for a render stall (RTMIX_EVENT_RENDER_STALLED); otherwise it returns
  * RTMIX_OK with ev->type = RTMIX_EVENT_NONE. Poll it at least every few
  * hundred ms for timely alarms.

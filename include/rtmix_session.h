@@ -272,6 +272,8 @@ typedef enum rtmix_session_port {
 #define RTMIX_SESSION_SEVERITY_ERROR 2u
 
 /* One session configuration (rtmix_session_category / _mode / options). */
+/* A session configuration (category, mode, options), as in AVAudioSession:
+ * rtmix_session_config_init; used by requests, routes and state. */
 typedef struct rtmix_session_config {
     uint32_t size;     /* sizeof(rtmix_session_config); set by _init */
     uint32_t category; /* rtmix_session_category */
@@ -279,6 +281,8 @@ typedef struct rtmix_session_config {
     uint32_t options;  /* RTMIX_SESSION_OPTION_* bits */
 } rtmix_session_config;
 
+/* Session engine settings: rtmix_session_settings_init, then
+ * rtmix_session_create. */
 typedef struct rtmix_session_settings {
     uint32_t size;                    /* set by _init */
     uint32_t base_category;           /* configuration with no module active;
@@ -333,6 +337,7 @@ typedef struct rtmix_session_route {
     uint32_t options;         /* (enforcement) on CATEGORY_CHANGE only */
 } rtmix_session_route;
 
+/* An action the host must perform: rtmix_session_next_action. */
 typedef struct rtmix_session_action {
     uint32_t size;          /* set by _init */
     uint32_t kind;          /* RTMIX_SESSION_ACTION_* */
@@ -349,6 +354,7 @@ typedef struct rtmix_session_action {
                                SECONDARY_AUDIO_HINT, VOICE_PROCESSING */
 } rtmix_session_action;
 
+/* A policy alarm for the host to log or show: rtmix_session_next_alarm. */
 typedef struct rtmix_session_alarm {
     uint32_t size;          /* set by _init */
     uint32_t code;          /* RTMIX_SESSION_ALARM_* */
@@ -359,22 +365,23 @@ typedef struct rtmix_session_alarm {
     uint64_t time_ms;       /* host time at which it was raised */
 } rtmix_session_alarm;
 
+/* A snapshot of the session engine: rtmix_session_get_state. */
 typedef struct rtmix_session_state {
     uint32_t size;           /* set by _init */
     uint32_t category;       /* configuration the engine believes is set */
-    uint32_t mode;
-    uint32_t options;
+    uint32_t mode;           /* (category, mode, options) */
+    uint32_t options;        /* RTMIX_SESSION_OPTION_* bits */
     int32_t active;          /* 1 if the session is active */
     int32_t interrupted;     /* 1 during an interruption (until recovered) */
     int32_t call_held;       /* 1 while the RTC call is held */
     int32_t foreground;      /* 1 in the foreground */
     uint32_t mic_permission; /* rtmix_session_mic_permission */
     uint32_t engine_sample_rate; /* mixer format the engine asked for */
-    uint32_t engine_channels;
+    uint32_t engine_channels;    /* (rate, channels) */
     uint32_t active_modules; /* modules with a request */
     uint32_t output;         /* rtmix_session_port of the last route */
-    uint32_t pending_actions;
-    uint32_t pending_alarms;
+    uint32_t pending_actions; /* actions queued, not yet read */
+    uint32_t pending_alarms;  /* alarms queued, not yet read */
     /* Appended in RTMix 0.2 (a 0.1 caller's 60-byte struct stops above). */
     int32_t voice_processing; /* 1 while voice processing is on (the
                                  mixer output is mono) */

@@ -182,10 +182,17 @@ private struct AecRunner {
             throw CLIError("'\(options.ref)' is sampled at \(refFile.sampleRate) Hz; supported rates are 8000–192000 Hz")
         }
         guard micFile.frames > 0 else { throw CLIError("'\(options.mic)' is empty") }
-        for (name, rate) in [("--mic", micFile.sampleRate), ("--ref", refFile.sampleRate)]
-        where (rate * options.frameMs) % 1000 != 0 {
-            throw CLIError("\(name): \(options.frameMs) ms is not a whole number of frames at \(rate) Hz")
+        guard refFile.frames > 0 else {
+            throw CLIError("'\(options.ref)' is empty: no playout, so no echo to cancel")
         }
+    }
+
+    /// Frames in call `k` at `rate`: call boundaries fall on the whole frame
+    /// at or below k·frameMs, so a frame size that is no whole number of
+    /// frames (10 ms at 22050 Hz: 220.5) alternates (220, 221, ...) and
+    /// the calls keep exact time.
+    func block(_ k: Int, rate: Int) -> Int {
+        ((k + 1) * rate * options.frameMs) / 1000 - (k * rate * options.frameMs) / 1000
     }
 
     private static func message(_ e: RTMixError) -> String { "\(RTMixError.message(for: e.code))" }
@@ -193,13 +200,14 @@ private struct AecRunner {
     mutating func run() throws -> AecReport {
         let refRate = refFile.sampleRate, refCh = refFile.channels
         let micRate = micFile.sampleRate, micCh = micFile.channels
-        let refBlock = refRate * options.frameMs / 1000
-        let micBlock = micRate * options.frameMs / 1000
+        // The largest call (see `block`).
+        let refBlock = (refRate * options.frameMs + 999) / 1000
+        let micBlock = (micRate * options.frameMs + 999) / 1000
 
         var config = EngineConfig()
         config.sampleRate = refRate
         config.channels = refCh
-        config.maxFrames = max(config.maxFrames, refBlock)
+        config.maxFrames = max(config.maxFrames, refBlock, micBlock)
         config.captureRate = micRate
         config.captureChannels = micCh
         config.aecTailMs = options.tailMs
@@ -274,7 +282,7 @@ private struct AecRunner {
             // simulated clock that advances by one frame per call (on its
             // own device's clock), so the drift follower sees the timing a
             // real duplex device would give it.
-            let frameNs = Double(micBlock) * 1e9 / Double(micRate)
+            let frameNs = Double(options.frameMs) * 1e6
             try engine.setClock(aecSimulatedClock)
             while written < totalFrames {
                 // Render call j happens at j·T (playout clock), capture call k
@@ -284,31 +292,35 @@ private struct AecRunner {
                 if renderDue {
                 aecSimulatedNs = UInt64(renders * frameNs) + 1_000_000_000
                 // 1. playout: push one frame of the reference and render it.
+                let rb = block(Int(renders), rate: refRate)
                 if !refDone {
-                    let n = refBuffer.withUnsafeMutableBufferPointer { refFile.read(into: $0.baseAddress!, frames: refBlock) }
-                    if n < refBlock {                     // end of the playout: silence from here
-                        for i in (max(0, n) * refCh)..<(refBlock * refCh) { refBuffer[i] = 0 }
+                    let n = refBuffer.withUnsafeMutableBufferPointer { refFile.read(into: $0.baseAddress!, frames: rb) }
+                    if n < rb {                           // end of the playout: silence from here
+                        for i in (max(0, n) * refCh)..<(rb * refCh) { refBuffer[i] = 0 }
                         refDone = true
                     }
                 } else {
-                    for i in 0..<(refBlock * refCh) { refBuffer[i] = 0 }
+                    for i in 0..<(rb * refCh) { refBuffer[i] = 0 }
                 }
-                let accepted = try refBuffer.withUnsafeBufferPointer { try engine.push($0, to: source, channels: refCh) }
-                if accepted != refBlock { throw CLIError("the engine accepted only \(accepted) of \(refBlock) playout frames") }
-                try playout.withUnsafeMutableBufferPointer { try engine.render(into: $0, frames: refBlock) }
+                let accepted = try refBuffer.withUnsafeBufferPointer {
+                    try engine.push(UnsafeBufferPointer(rebasing: $0[0..<(rb * refCh)]), to: source, channels: refCh)
+                }
+                if accepted != rb { throw CLIError("the engine accepted only \(accepted) of \(rb) playout frames") }
+                try playout.withUnsafeMutableBufferPointer { try engine.render(into: $0, frames: rb) }
                 renders += 1
                 continue
                 }
 
                 // 2. capture: the next frame of microphone.
                 aecSimulatedNs = UInt64(captures * frameNs / (1 + options.clockPpm * 1e-6)) + 1_000_000_000
+                let mb = block(Int(captures), rate: micRate)
                 captures += 1
                 var got = 0
                 if micRead < totalFrames {
-                    got = micBuffer.withUnsafeMutableBufferPointer { micFile.read(into: $0.baseAddress!, frames: micBlock) }
+                    got = micBuffer.withUnsafeMutableBufferPointer { micFile.read(into: $0.baseAddress!, frames: mb) }
                     got = max(0, got)
                 }
-                for i in (got * micCh)..<(micBlock * micCh) { micBuffer[i] = 0 }
+                for i in (got * micCh)..<(mb * micCh) { micBuffer[i] = 0 }
                 for f in 0..<got {
                     let k = (micRead + f) / micRate
                     var p = 0.0
@@ -318,7 +330,7 @@ private struct AecRunner {
                 micRead += got
                 try micBuffer.withUnsafeBufferPointer { m in
                     try outBuffer.withUnsafeMutableBufferPointer { o in
-                        try engine.processCapture(mic: m, out: o, frames: micBlock)
+                        try engine.processCapture(mic: m, out: o, frames: mb)
                     }
                 }
                 if latency < 0 {
@@ -327,9 +339,9 @@ private struct AecRunner {
                 }
 
                 // 3. output (aligned), per-second output power.
-                let drop = min(skip, micBlock)
+                let drop = min(skip, mb)
                 skip -= drop
-                let keep = min(micBlock - drop, totalFrames - written)
+                let keep = min(mb - drop, totalFrames - written)
                 if keep > 0 {
                     try outBuffer.withUnsafeBufferPointer { try out.write($0.baseAddress! + drop * micCh, frames: keep) }
                     for f in 0..<keep {

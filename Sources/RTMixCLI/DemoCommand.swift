@@ -32,8 +32,8 @@ struct Demo: ParsableCommand {
     @Option(help: "Length of the scenario in seconds (0.1–3600).")
     var seconds: Double = 10
 
-    @Option(name: [.short, .long], help: "WAV file to write.")
-    var output = "rtmix-demo.wav"
+    @Option(name: [.short, .long], help: "WAV file to write (its directory is created if missing; out/ is git-ignored).")
+    var output = "out/rtmix-demo.wav"
 
     @Option(help: "WAV sample format: s16, s24 or f32.")
     var format: SampleEncoding = .s16
@@ -148,6 +148,14 @@ struct Demo: ParsableCommand {
         }
         let paths = [output, sidePath(micOutput, "mic.wav"), sidePath(publishOutput, "publish.wav")]
         if capture != nil && Set(paths).count < 3 { throw CLIError("--output, --mic-output and --publish-output must differ") }
+        for path in paths.prefix(capture != nil ? 3 : 1) {
+            let dir = (path as NSString).deletingLastPathComponent
+            if !dir.isEmpty {
+                do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+                    throw CLIError("cannot create \(dir): \(error.localizedDescription)")
+                }
+            }
+        }
         let report = try DemoRun(seconds: seconds, output: output, format: format, fast: fast, seed: seed, solo: solo,
                                  voiceDriftPpm: voiceDriftPpm, voiceTargetMs: voiceTargetMs,
                                  capture: capture, micOutput: paths[1], publishOutput: paths[2],

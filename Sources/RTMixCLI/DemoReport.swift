@@ -15,7 +15,6 @@ struct DemoReportText {
     let events: [EngineEvent]
 
     var text: String {
-        let rate = Double(DemoShared.outputRate)
         let frames = engine.framesRendered
         // Blocks the render loop went through (a simulated interruption
         // skips the render call but not the timeline).

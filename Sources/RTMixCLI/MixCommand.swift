@@ -239,6 +239,7 @@ private struct FileMixer {
         // Statistics: removed sources kept their final figures.
         var underruns: UInt64 = 0, rejected: UInt64 = 0
         var lines: [String] = []
+        var warnings: [String] = []
         let seconds = Double(totalFrames) / Double(rate)
         lines.append("rtmix-cli mix: \(mixInputs.count) input\(mixInputs.count == 1 ? "" : "s") -> \(output) (\(out.formatName), \(rate) Hz \(channelName(channels)))")
         for input in mixInputs {
@@ -246,11 +247,16 @@ private struct FileMixer {
             underruns += st.underrunFrames
             rejected += st.framesRejected
             let f = input.file
-            lines.append("  " + padded(input.role, 7) + "\(input.path): \(f.formatName), \(f.sampleRate) Hz \(channelName(f.channels)), \(fixed(Double(f.frames) / Double(f.sampleRate), 2)) s, gain \(fixed(Double(input.gainDb))) dB, underrun frames \(st.underrunFrames)")
+            lines.append("  " + padded(input.role, 7) + "\(input.path): \(f.formatName), \(f.sampleRate) Hz \(channelName(f.channels)), \(fixed(Double(f.frames) / Double(f.sampleRate), 2)) s, gain \(fixed(Double(input.gainDb))) dB, underrun frames \(st.underrunFrames)"
+                         + (st.nonfiniteSamples > 0 ? ", non-finite samples replaced by 0: \(st.nonfiniteSamples)" : ""))
+            if st.nonfiniteSamples > 0 {
+                warnings.append("rtmix-cli mix: warning: \(input.path) has \(st.nonfiniteSamples) NaN/Inf samples; they were mixed as 0")
+            }
         }
         let es = engine.stats()
         lines.append("  " + padded("output", 7) + "\(totalFrames) frames (\(fixed(seconds, 2)) s) in \(fixed(elapsed, 2)) s (\(fixed(seconds / max(elapsed, 1e-9), 0))× real time)")
-        lines.append("  " + padded("engine", 7) + "underrun frames \(underruns), rejected \(rejected), limiter active \(es.limiterActiveFrames) frames (min gain \(fixed(Double(es.limiterMinGainDb), 2)) dB), render p50 \(micros(es.renderNsP50)) p99 \(micros(es.renderNsP99))")
+        for w in warnings { FileHandle.standardError.write(Data((w + "\n").utf8)) }
+        lines.append("  " + padded("engine", 7) + "underrun frames \(underruns), rejected \(rejected), non-finite samples replaced \(es.nonfiniteSamples), limiter active \(es.limiterActiveFrames) frames (min gain \(fixed(Double(es.limiterMinGainDb), 2)) dB), render p50 \(micros(es.renderNsP50)) p99 \(micros(es.renderNsP99))")
         lines.append("  " + padded("level", 7) + "peak \(decibels(Double(meter.peak))), RMS \(decibels(meter.rms))")
         return lines.joined(separator: "\n")
     }

@@ -213,6 +213,8 @@ private func moduleID(_ raw: UInt32) -> ModuleID { ModuleID(rawValue: raw) }
     s.micPermission = perm
     s.maxModules = c.max_modules
     s.queueCapacity = c.queue_capacity
+    // Validated before the object exists (see SessionEngine.accepts).
+    guard SessionEngine.accepts(s) else { return RTMIX_ERR_INVALID_ARGUMENT }
     do throws(SessionError) {
         let e = try SessionEngine(settings: s)
         out.pointee = OpaquePointer(Unmanaged.passRetained(e).toOpaque())

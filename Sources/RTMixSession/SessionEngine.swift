@@ -105,16 +105,22 @@ public final class SessionEngine {
 
     /// Creates an engine. Throws `.invalidArgument` if the base configuration
     /// is invalid (see `ValidityTable`) or a setting is out of range.
+    /// Whether `init(settings:)` accepts these settings. The C entry checks
+    /// first: the Embedded build leaked the object of a class init that
+    /// throws before its stored properties are set (268 bytes per call).
+    static func accepts(_ settings: SessionSettings) -> Bool {
+        ValidityTable.check(settings.base).isValid
+            && settings.engineSampleRate >= 8000 && settings.engineSampleRate <= 192000
+            && settings.engineChannels >= 1 && settings.engineChannels <= 2
+            && settings.defaultHFPSampleRate >= 8000 && settings.defaultHFPSampleRate <= 48000
+            && settings.maxActivationAttempts >= 1 && settings.maxActivationAttempts <= 100
+            && settings.retryBaseMs <= settings.retryMaxMs
+            && settings.maxModules >= 1 && settings.maxModules <= 1024
+            && settings.queueCapacity >= 16 && settings.queueCapacity <= 65536
+    }
+
     public init(settings: SessionSettings = SessionSettings()) throws(SessionError) {
-        guard ValidityTable.check(settings.base).isValid,
-              settings.engineSampleRate >= 8000, settings.engineSampleRate <= 192000,
-              settings.engineChannels >= 1, settings.engineChannels <= 2,
-              settings.defaultHFPSampleRate >= 8000, settings.defaultHFPSampleRate <= 48000,
-              settings.maxActivationAttempts >= 1, settings.maxActivationAttempts <= 100,
-              settings.retryBaseMs <= settings.retryMaxMs,
-              settings.maxModules >= 1, settings.maxModules <= 1024,
-              settings.queueCapacity >= 16, settings.queueCapacity <= 65536
-        else { throw .invalidArgument }
+        guard SessionEngine.accepts(settings) else { throw .invalidArgument }
         self.settings = settings
         self.configuration = settings.base
         self.actions = BoundedFIFO(capacity: Int(settings.queueCapacity))

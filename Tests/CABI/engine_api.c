@@ -212,6 +212,10 @@ static void test_version_and_status(void) {
         const char *s = rtmix_status_string(unknown[i]);
         CHECK(s != NULL && strcmp(s, "unknown status") == 0);
     }
+    /* The texts cover capture too (issue 18: a capture rate of 96000 was
+     * told "8000..192000 Hz", a 5,000-frame capture "one render call"). */
+    CHECK(strstr(rtmix_status_string(RTMIX_ERR_UNSUPPORTED_FORMAT), "capture 8000..48000 Hz") != NULL);
+    CHECK(strstr(rtmix_status_string(RTMIX_ERR_TOO_MANY_FRAMES), "capture") != NULL);
 }
 
 static void test_config_init(void) {
@@ -406,7 +410,8 @@ static void test_get_config(void) {
     CHECK_U64(offsetof(rtmix_engine_stats, capture_calls), 112);
     CHECK_U64(offsetof(rtmix_engine_stats, duck_gain_db), 224);
     CHECK_U64(offsetof(rtmix_engine_stats, memory_bytes), 248);
-    CHECK_U64(sizeof(rtmix_engine_stats), 256);
+    CHECK_U64(offsetof(rtmix_engine_stats, events_dropped), 256); /* 0.4 */
+    CHECK_U64(sizeof(rtmix_engine_stats), 264);
     CHECK_U64(sizeof(rtmix_source_stats) >= 96, 1);
     CHECK_U64(sizeof(rtmix_source_config) >= 28, 1);
     /* A newer, larger caller struct: only the fields this library knows
@@ -878,6 +883,35 @@ static void test_render_args(void) {
     for (i = 512; i < 1024 * 2; i++)
         if (f[i] != 123.0f || s16[i] != 12345) untouched = 0;
     CHECK(untouched);
+    /* A NULL engine zero-fills too: min(frames, 16384) samples (16384: the
+     * largest max_frames; the caller promised frames x channels). */
+    for (i = 0; i < 1024 * 2; i++) {
+        f[i] = 123.0f;
+        s16[i] = 12345;
+    }
+    CHECK_ST(rtmix_render_f32(NULL, f, 300), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_s16(NULL, s16, 300), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK(f[0] == 0.0f && f[299] == 0.0f && f[300] == 123.0f);
+    CHECK(s16[0] == 0 && s16[299] == 0 && s16[300] == 12345);
+    /* size_t capacities above INT64_MAX (SIZE_MAX: "no limit") work: the
+     * render succeeds, and an error zero-fills frames x 2 samples. */
+    CHECK_ST(rtmix_render_f32_checked(e, f, SIZE_MAX, 256), RTMIX_OK);
+    CHECK_ST(rtmix_render_s16_checked(e, s16, SIZE_MAX, 256), RTMIX_OK);
+    CHECK_ST(rtmix_render_f32_checked(e, f, (size_t)INT64_MAX + 1u, 256), RTMIX_OK);
+    CHECK(f[511] == 0.0f && f[512] == 123.0f && s16[511] == 0 && s16[512] == 12345);
+    for (i = 0; i < 1024 * 2; i++) {
+        f[i] = 123.0f;
+        s16[i] = 12345;
+    }
+    CHECK_ST(rtmix_render_f32_checked(NULL, f, SIZE_MAX, 300), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK_ST(rtmix_render_s16_checked(NULL, s16, SIZE_MAX, 300), RTMIX_ERR_INVALID_ARGUMENT);
+    CHECK(f[599] == 0.0f && f[600] == 123.0f && s16[599] == 0 && s16[600] == 12345);
+    CHECK_ST(rtmix_render_f32_checked(e, f, SIZE_MAX, 513), RTMIX_ERR_TOO_MANY_FRAMES);
+    CHECK(f[1025] == 0.0f && f[1026] == 123.0f);
+    es = engine_stats(e);
+    CHECK_U64(es.render_calls, 3);
+    rtmix_engine_destroy(e);
+    e = make_engine(48000, 2, 512, 4);
 
     /* Checked entries: every bad input fails, zero-fills
      * min(capacity, frames x 2) samples and writes nothing past capacity. */

@@ -63,23 +63,51 @@ final class EventTests: XCTestCase {
     }
 
     /// The queue itself (rate limit off, as if 300 distinct sources
-    /// posted): a full queue counts its losses and reports them first once
-    /// there is room. The engine's rate limit (AlarmTests) keeps one source
-    /// from getting here.
-    func testFullQueueReportsDroppedEvents() {
+    /// posted): a full queue counts its losses, and the drain that reads
+    /// the queued events ends with the notice, with no later event needed
+    /// (issue 18: before, the notice waited for the next event to pass).
+    /// The engine's rate limit (AlarmTests) keeps one source from getting
+    /// here.
+    func testFullQueueReportsDroppedEventsAtTheNextDrain() {
         let q = EventQueue(rateLimited: false)
         for i in 0..<300 {
             q.post(i % 2 == 0 ? .underrunBegan : .underrunEnded, source: 1, frameTime: UInt64(i), value: Int64(i))
         }
+        XCTAssertEqual(q.droppedTotal.read(), UInt64(300 - EventQueue.capacity))
         var first: [RawEvent] = []
         while let ev = q.next() { first.append(ev) }
-        XCTAssertEqual(first.count, EventQueue.capacity)
-        XCTAssertEqual(first.last?.value, Int64(EventQueue.capacity - 1))
+        XCTAssertEqual(first.count, EventQueue.capacity + 1)
+        XCTAssertEqual(first[EventQueue.capacity - 1].value, Int64(EventQueue.capacity - 1))
+        XCTAssertEqual(first.last?.kind, 7)
+        XCTAssertEqual(first.last?.value, Int64(300 - EventQueue.capacity))
+        XCTAssertEqual(first.last?.frameTime, 299)  // the latest loss
+        XCTAssertGreaterThan(first.last?.timeNs ?? 0, 0)
+        // Reported once; later events arrive without another notice.
         q.post(.underrunBegan, source: 1, frameTime: 300, value: 300)
         var next: [RawEvent] = []
         while let ev = q.next() { next.append(ev) }
-        XCTAssertEqual(next.map(\.kind), [7, 1])
-        XCTAssertEqual(next.first?.value, Int64(300 - EventQueue.capacity))
-        XCTAssertEqual(next.last?.value, 300)
+        XCTAssertEqual(next.map(\.kind), [1])
+        XCTAssertEqual(q.droppedTotal.read(), UInt64(300 - EventQueue.capacity))
+    }
+
+    /// Through the engine: losses count in the stats and the host's drain
+    /// ends with one notice carrying the count.
+    func testEngineStatsCountDroppedEvents() throws {
+        let e = makeEngine { $0.channels = 1 }
+        XCTAssertEqual(e.stats().eventsDropped, 0)
+        for i in 0..<(EventQueue.capacity + 10) {
+            // Spread over the rate limiter's lanes: 4 types, 16 sources.
+            let kinds: [EngineEventKind] = [.underrunBegan, .underrunEnded, .bufferOverflow, .renderSlow]
+            e.core.pointee.events.post(kinds[i % 4], source: UInt32(i / 4 % 16 + 1), frameTime: 0, value: 1)
+        }
+        let before = e.stats()
+        let events = drain(e, all: true)
+        XCTAssertEqual(events.last?.kind, .eventsDropped)
+        XCTAssertEqual(UInt64(events.last?.value ?? 0), before.eventsDropped)
+        XCTAssertEqual(events.filter { $0.kind == .eventsDropped }.count, 1)
+        XCTAssertEqual(UInt64(events.count - 1) + before.eventsDropped + before.eventsSuppressed,
+                       UInt64(EventQueue.capacity + 10))
+        XCTAssertGreaterThan(before.eventsDropped, 0)
+        XCTAssertEqual(e.stats().eventsDropped, before.eventsDropped)  // a total, not reset by reading
     }
 }

@@ -79,7 +79,7 @@ final class OutputFormatTests: XCTestCase {
         let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 44_100, channels: 2))
         let stop = Atomic<Bool>(false)
         let renders = Atomic<Int>(0), refused = Atomic<Int>(0), bad = Atomic<Int>(0)
-        nonisolated(unsafe) let engine = e
+        let engine = e
         let renderer = Thread {
             var out = [Float](repeating: 0, count: 2048)
             while !stop.load(ordering: .acquiring) {

@@ -171,7 +171,7 @@ final class SourceTimingTests: XCTestCase {
         XCTAssertTrue(kinds.contains(.sourceDrained))
         XCTAssertFalse(kinds.contains(.underrunBegan))
         // Pushing after the end is refused until a flush.
-        XCTAssertThrowsError(try e.push(UnsafeBufferPointer<Float>(start: [0.1], count: 1), to: id, channels: 1))
+        XCTAssertThrowsError(try [Float(0.1)].withUnsafeBufferPointer { try e.push($0, to: id, channels: 1) })
         try e.flush(id)
         XCTAssertNoThrow(try [Float](repeating: 0.1, count: 10).withUnsafeBufferPointer { try e.push($0, to: id, channels: 1) })
     }

@@ -11,7 +11,14 @@
  * The engine is told nothing about the device latency: it estimates the
  * playout-to-capture delay itself (see "Device latency" below).
  *
- * Exit status: 0 ok, 1 engine error, 2 no usable audio device. */
+ * Exit status: 0 ok, 1 engine error, 2 no usable audio device.
+ * PortAudio's ALSA and JACK backends print a line to stderr for every
+ * configuration they probe (about 100 lines on a machine without a sound
+ * server); that is silenced while PortAudio starts and opens the devices,
+ * unless DEVICE_HOST_VERBOSE=1. */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +32,30 @@
 #define PERIOD 480     /* frames per callback (10 ms); 0 would let the host choose */
 #define MAX_FRAMES 4096 /* engine max_frames: longer callbacks are split */
 #define TWO_PI 6.283185307179586
+
+/* Points stderr at /dev/null; returns the saved descriptor (-1: left as
+ * is, e.g. DEVICE_HOST_VERBOSE=1). */
+static int quiet_stderr(void) {
+    const char *verbose = getenv("DEVICE_HOST_VERBOSE");
+    if (verbose != NULL && strcmp(verbose, "1") == 0) return -1;
+    fflush(stderr);
+    int saved = dup(2), nul = open("/dev/null", O_WRONLY);
+    if (saved < 0 || nul < 0) {
+        if (saved >= 0) close(saved);
+        if (nul >= 0) close(nul);
+        return -1;
+    }
+    dup2(nul, 2);
+    close(nul);
+    return saved;
+}
+
+static void restore_stderr(int saved) {
+    if (saved < 0) return;
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+}
 
 typedef struct {
     rtmix_engine *engine;
@@ -110,10 +141,17 @@ int main(int argc, char **argv) {
         return 1;
     }
 
-    /* Device: no device is an error to report, not a crash. */
-    if (Pa_Initialize() != paNoError) { fprintf(stderr, "device_host: PortAudio does not initialize\n"); return 2; }
+    /* Device: no device is an error to report, not a crash. The backends'
+     * probing noise goes to /dev/null (see the top of the file). */
+    int saved_stderr = quiet_stderr();
+    if (Pa_Initialize() != paNoError) {
+        restore_stderr(saved_stderr);
+        fprintf(stderr, "device_host: PortAudio does not initialize\n");
+        return 2;
+    }
     PaDeviceIndex out_dev = Pa_GetDefaultOutputDevice(), in_dev = Pa_GetDefaultInputDevice();
     if (out_dev == paNoDevice || in_dev == paNoDevice) {
+        restore_stderr(saved_stderr);
         fprintf(stderr, "device_host: no default audio %s device (start a sound server, see docs/live.md)\n",
                 out_dev == paNoDevice ? "output" : "input");
         Pa_Terminate();
@@ -124,6 +162,7 @@ int main(int argc, char **argv) {
     PaStreamParameters ip = {in_dev, 1, paFloat32, Pa_GetDeviceInfo(in_dev)->defaultLowInputLatency, NULL};
     PaStream *stream = NULL;
     PaError pe = Pa_OpenStream(&stream, &ip, &op, RATE, PERIOD, paClipOff, callback, &h);
+    restore_stderr(saved_stderr);
     if (pe != paNoError) {
         fprintf(stderr, "device_host: cannot open a duplex stream: %s\n", Pa_GetErrorText(pe));
         Pa_Terminate();

@@ -92,6 +92,8 @@ final class EngineModel {
     var publishGain: Float = 0
     var captureCalls: UInt64 = 0
     var captureFrames: UInt64 = 0
+    /// Sum of the RTMIX_EVENT_EVENTS_DROPPED values read so far.
+    var droppedReported: UInt64 = 0
     var captureNonfinite: UInt64 = 0
     var captureOn: Bool { captureRate != 0 }
 
@@ -682,8 +684,9 @@ final class CProgram {
                     frames: Int, status: Int32)] = []
         for (k, i) in slots.enumerated() {
             guard let m = engines[i] else {
-                var one: [Float] = [0, 0]
+                var one: [Float] = [7, 7]
                 checkStatus(rtmix_render_f32(nil, &one, 1), [-1], "render(NULL engine)")
+                check(one == [0, 7], "render(NULL engine) zero-fills min(frames, 16384) samples: \(one)")
                 continue
             }
             var frames = raw
@@ -1045,7 +1048,20 @@ final class CProgram {
                           "event frame_time \(e.frame_time) > rendered \(m.framesRendered)")
                 }
                 _ = checkName(rtmix_event_name(e.type), "event_name")
-                if e.type == 0 { break }
+                if e.type == 7 {
+                    check(e.value > 0, "events_dropped with value \(e.value)")
+                    m.droppedReported += UInt64(max(0, e.value))
+                }
+                if e.type == 0 {
+                    // Drained: every loss has been reported (issue 18), and
+                    // the stats count the same losses.
+                    var st = rtmix_engine_stats()
+                    _ = rtmix_engine_stats_init(&st)
+                    checkStatus(rtmix_engine_get_stats(m.handle, &st), [0], "get_stats after a drain")
+                    check(st.events_dropped == m.droppedReported,
+                          "drained: stats.events_dropped \(st.events_dropped) != EVENTS_DROPPED values read \(m.droppedReported)")
+                    break
+                }
             }
         }
     }
@@ -1057,7 +1073,8 @@ final class CProgram {
         check((st == "unknown status") == !documentedStatuses.contains(code), "status_string(\(code)) = \(st)")
         let ev = checkName(rtmix_event_name(code), "event_name(\(code))")
         check((ev == "unknown") == !(0...19).contains(code), "event_name(\(code)) = \(ev)")  // 8...11: capture
-        check(rtmix_version() == 0x000100, "version \(rtmix_version())")
+        let header = (UInt32(RTMIX_VERSION_MAJOR) << 16) | (UInt32(RTMIX_VERSION_MINOR) << 8) | UInt32(RTMIX_VERSION_PATCH)
+        check(rtmix_version() == header, "version \(rtmix_version()) != the header's \(header)")
     }
 
     /// Every NULL the header calls an error.

@@ -266,38 +266,58 @@ func rtmix_domain_get_gain_impl(_ e: CEngine?, _ domain: Int32, _ gain: UnsafeMu
 
 // MARK: render
 
+/// Samples an unchecked render zeroes when the engine is NULL:
+/// min(frames, 16384), 16384 being the largest `max_frames` (the caller
+/// promised frames × channels samples, channels ≥ 1).
+@_noLocks
+func nullEngineZeroCount(_ frames: UInt32) -> Int {
+    min(CConversion.int(frames), 16_384)
+}
+
 @_cdecl("rtmix_render_f32") @usableFromInline @_noLocks
 func rtmix_render_f32_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Float>?, _ frames: UInt32) -> Int32 {
-    guard let e, let out else { return RTMixError.invalidArgument.code }
+    guard let out else { return RTMixError.invalidArgument.code }
+    guard let e else {
+        out.update(repeating: 0, count: nullEngineZeroCount(frames))
+        return RTMixError.invalidArgument.code
+    }
     return EngineCore.render(core(e), into: out, frames: CConversion.int(frames))
 }
 
 @_cdecl("rtmix_render_s16") @usableFromInline @_noLocks
 func rtmix_render_s16_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Int16>?, _ frames: UInt32) -> Int32 {
-    guard let e, let out else { return RTMixError.invalidArgument.code }
+    guard let out else { return RTMixError.invalidArgument.code }
+    guard let e else {
+        out.update(repeating: 0, count: nullEngineZeroCount(frames))
+        return RTMixError.invalidArgument.code
+    }
     return EngineCore.renderS16(core(e), into: out, frames: CConversion.int(frames))
 }
 
 @_cdecl("rtmix_render_f32_checked") @usableFromInline @_noLocks
-func rtmix_render_f32_checked_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Float>?, _ capacity: Int,
+func rtmix_render_f32_checked_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Float>?, _ size: UInt,
                                    _ frames: UInt32) -> Int32 {
     guard let out else { return RTMixError.invalidArgument.code }
+    // size_t: above Int.max (SIZE_MAX, "no limit") no buffer is larger.
+    let capacity = Int(clamping: size)
     guard let e else {
         out.update(repeating: 0, count: EngineCore.zeroCount(frames: CConversion.int(frames), capacity: capacity))
         return RTMixError.invalidArgument.code
     }
-    return EngineCore.render(core(e), into: out, frames: CConversion.int(frames), capacity: max(0, capacity))
+    return EngineCore.render(core(e), into: out, frames: CConversion.int(frames), capacity: capacity)
 }
 
 @_cdecl("rtmix_render_s16_checked") @usableFromInline @_noLocks
-func rtmix_render_s16_checked_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Int16>?, _ capacity: Int,
+func rtmix_render_s16_checked_impl(_ e: CEngine?, _ out: UnsafeMutablePointer<Int16>?, _ size: UInt,
                                    _ frames: UInt32) -> Int32 {
     guard let out else { return RTMixError.invalidArgument.code }
+    // size_t: above Int.max (SIZE_MAX, "no limit") no buffer is larger.
+    let capacity = Int(clamping: size)
     guard let e else {
         out.update(repeating: 0, count: EngineCore.zeroCount(frames: CConversion.int(frames), capacity: capacity))
         return RTMixError.invalidArgument.code
     }
-    return EngineCore.renderS16(core(e), into: out, frames: CConversion.int(frames), capacity: max(0, capacity))
+    return EngineCore.renderS16(core(e), into: out, frames: CConversion.int(frames), capacity: capacity)
 }
 
 // MARK: capture

@@ -156,6 +156,7 @@ enum CConversion {
         r.ducked_frames = s.duckedFrames
         r.events_suppressed = s.eventsSuppressed
         r.memory_bytes = UInt64(s.memoryBytes)
+        r.events_dropped = s.eventsDropped
         return r
     }
 

@@ -1,3 +1,4 @@
+import CRTMixHeader
 import Synchronization
 
 /// The Swift API of the mixer. The C ABI (`rtmix.h`) is a thin layer over
@@ -282,4 +283,12 @@ public final class Engine: @unchecked Sendable {
 public struct SourceID: Hashable, Sendable {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
+}
+
+/// The library version, from the `RTMIX_VERSION_*` macros of include/rtmix.h
+/// (what `rtmix_version()` returns).
+public enum RTMixVersion {
+    public static var major: Int { Int(RTMIX_VERSION_MAJOR) }
+    public static var minor: Int { Int(RTMIX_VERSION_MINOR) }
+    public static var patch: Int { Int(RTMIX_VERSION_PATCH) }
 }

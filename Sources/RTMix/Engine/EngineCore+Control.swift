@@ -209,6 +209,8 @@ extension EngineCore {
             st.duckedFrames = e.pointee.duckedFrames.read()
             st.eventsSuppressed = e.pointee.events.suppressedTotal.read()
                 &+ (e.pointee.capture?.pointee.events.suppressedTotal.read() ?? 0)
+            st.eventsDropped = e.pointee.events.droppedTotal.read()
+                &+ (e.pointee.capture?.pointee.events.droppedTotal.read() ?? 0)
             return st
         }
     }

@@ -53,7 +53,8 @@ public enum EngineEventKind: Int32, Sendable {
     /// "No RTC sound": a call source produced nothing audible at the output
     /// for the alarm interval. value: cause (see `CallAudioMissingCause`).
     case callAudioMissing = 17
-    /// A source's drift controller hit its ±1000 ppm limit. value: ppm.
+    /// A source's drift controller hit its ±2000 ppm limit
+    /// (`DriftController.limit`). value: ppm.
     case driftSaturated = 18
     /// The limiter reduced the gain by more than 6 dB. value: lowest gain
     /// of the block in millibels.
@@ -115,8 +116,10 @@ struct RawEvent {
 
 /// SPSC queue of events from the render (or capture) thread (producer) to
 /// control threads (consumer, serialised by the control lock). Fixed
-/// capacity; when full the producer counts the loss and reports it as
-/// `eventsDropped` once there is room again. Events pass a rate limiter
+/// capacity; when full the producer counts the loss (`droppedTotal`) and
+/// the consumer reports it as one `eventsDropped` event once it has read
+/// everything queued: the host's next drain ends with the notice, whether
+/// or not another event is posted. Events pass a rate limiter
 /// first (`EventRateLimiter`), so a storm cannot fill it. Never blocks,
 /// never allocates after `init`. The index pair is `SPSCIndices`, the same
 /// as `SPSCRing`'s.
@@ -125,8 +128,13 @@ struct EventQueue: ~Copyable {
     @usableFromInline static var capacity: Int { @_noLocks get { 256 } }
     @usableFromInline let storage: UnsafeMutablePointer<RawEvent>
     @usableFromInline let indices: SPSCIndices
-    /// Events lost while full (producer only).
-    @usableFromInline let dropped = Counter()
+    /// Events lost while full, in total (producer writes; stats read).
+    @usableFromInline let droppedTotal = Counter()
+    /// The frame time of the latest loss (producer writes).
+    @usableFromInline let droppedFrameTime = Counter()
+    /// Of `droppedTotal`, the part already reported by an `eventsDropped`
+    /// event (consumer only).
+    @usableFromInline let droppedReported = Counter()
     /// Events the rate limiter held back, in total (producer writes).
     @usableFromInline let suppressedTotal = Counter()
     /// The producer's clock and rate limiter (producer only; the clock is
@@ -176,19 +184,10 @@ struct EventQueue: ~Copyable {
             }
             suppressed = held
         }
-        let lost = dropped.read()
-        if lost > 0 {
-            guard append(RawEvent(kind: 7, source: 0, frameTime: frameTime,
-                                  value: Int64(truncatingIfNeeded: min(lost, UInt64(Int64.max))), timeNs: t))
-            else {
-                dropped.add(1)
-                return
-            }
-            dropped.set(0)
-        }
         if !append(RawEvent(kind: type, source: source, frameTime: frameTime, value: value, timeNs: t,
                             domain: domain, suppressed: suppressed)) {
-            dropped.add(1)
+            droppedFrameTime.set(frameTime)
+            droppedTotal.add(1)  // reported by the consumer (`next`)
         }
     }
 
@@ -226,10 +225,19 @@ struct EventQueue: ~Copyable {
         return true
     }
 
-    /// Consumer (control lock held).
+    /// Consumer (control lock held). The oldest queued event; when none is
+    /// left, an `eventsDropped` event for the losses not yet reported
+    /// (value: their count; frame time: that of the latest loss).
     func next() -> RawEvent? {
         let (r, available) = indices.consumerView(capacity: EventQueue.capacity, wanted: 1)
-        guard available > 0 else { return nil }
+        guard available > 0 else {
+            let total = droppedTotal.read()
+            let lost = total &- droppedReported.read()
+            guard lost > 0 else { return nil }
+            droppedReported.set(total)
+            return RawEvent(kind: 7, source: 0, frameTime: droppedFrameTime.read(),
+                            value: Int64(truncatingIfNeeded: min(lost, UInt64(Int64.max))), timeNs: now())
+        }
         let event = storage[r & (EventQueue.capacity - 1)]
         indices.commitRead(1)
         return event

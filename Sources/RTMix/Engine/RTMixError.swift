@@ -29,10 +29,10 @@ public struct RTMixError: Error, Hashable, Sendable {
         switch code {
         case 0: return "ok"
         case -1: return "invalid argument"
-        case -2: return "unsupported format (rate 8000..192000 Hz, 1 or 2 channels)"
+        case -2: return "unsupported format (output and source rates 8000..192000 Hz, capture 8000..48000 Hz; 1 or 2 channels)"
         case -3: return "source not found"
         case -4: return "buffer full: not every frame was accepted"
-        case -5: return "too many frames for one render call (max_frames)"
+        case -5: return "too many frames for one call (render or capture: more than max_frames)"
         case -6: return "limit reached (max_sources or id space)"
         case -7: return "out of memory"
         case -8: return "bad state (e.g. concurrent render calls)"

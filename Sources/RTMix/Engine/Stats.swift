@@ -25,6 +25,9 @@ public struct EngineStats: Sendable, Equatable {
     public var duckedFrames: UInt64 = 0
     /// Events held back by the rate limiter (render and capture queues).
     public var eventsSuppressed: UInt64 = 0
+    /// Events lost because a queue was full (render and capture queues);
+    /// each loss is also reported by an `eventsDropped` event.
+    public var eventsDropped: UInt64 = 0
     /// Bytes RTMix holds for the engine and its sources, as counted against
     /// `EngineConfig.maxMemoryBytes`.
     public var memoryBytes = 0
