@@ -244,7 +244,13 @@ public struct SourceConfig: Sendable, Equatable {
         return nil
     }
 
-    /// The ring capacity actually allocated (a power of two).
+    /// The ring storage allocated: twice the capacity for a drop-oldest
+    /// source (see `SourceState.capacityFrames`).
+    var physicalRingFrames: Int {
+        effectiveOverrunPolicy == .dropOldest ? ringCapacityFrames * 2 : ringCapacityFrames
+    }
+
+    /// The ring capacity (a power of two).
     var ringCapacityFrames: Int {
         let minimum = sampleRate * 400 / 1000
         let forDrift = Int(Float(sampleRate) * max(targetBufferMs, startThresholdMs) / 1000) * 3

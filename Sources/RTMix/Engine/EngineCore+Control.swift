@@ -347,7 +347,7 @@ extension EngineCore {
             st.underrunEvents = s.pointee.underrunEvents.read()
             st.nonfiniteSamples = s.pointee.nonfinitePushed.read()
             st.bufferedFrames = s.pointee.ring.bufferedFrames()
-            st.capacityFrames = s.pointee.ring.capacityFrames
+            st.capacityFrames = s.pointee.capacityFrames
             st.bufferedMs = Float(st.bufferedFrames) * 1000 / Float(s.pointee.sampleRate)
             st.gain = s.pointee.requestedGain.load()
             st.muted = s.pointee.muted.load(ordering: .relaxed)
@@ -362,7 +362,7 @@ extension EngineCore {
             st.paused = s.pointee.paused.load(ordering: .relaxed)
             st.ended = s.pointee.endRequested.load(ordering: .relaxed)
             st.pull = s.pointee.pull != nil
-            st.writableFrames = s.pointee.ring.writableFrames()
+            st.writableFrames = writable(s)
             return st
         }
     }

@@ -65,6 +65,12 @@ struct DriftStage: ~Copyable {
         history = h
     }
 
+    /// A stage in its own allocation (nil when an allocation fails).
+    static func make(channels: Int, maxFrames: Int) -> UnsafeMutablePointer<DriftStage>? {
+        guard let stage = DriftStage(channels: channels, maxFrames: maxFrames) else { return nil }
+        return Allocation.make(stage)
+    }
+
     deinit {
         Allocation.free(staging)
         Allocation.free(planar)

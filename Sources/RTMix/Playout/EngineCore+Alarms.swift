@@ -1,10 +1,10 @@
 import CRTMixSupport
 import Synchronization
 
-/// The render path's alarms and ducking, called from `renderClaimed`:
-/// render gaps (`renderResumed`), the "no RTC sound" monitor of call
-/// sources (`callAudioMissing`), heavy limiting (`limiterHeavy`) and the
-/// media duck. Real-time safe.
+/// The render path's alarms, called from `renderClaimed`: render gaps
+/// (`renderResumed`), the "no RTC sound" monitor of call sources
+/// (`callAudioMissing`) and heavy limiting (`limiterHeavy`). Real-time
+/// safe. (The media duck is its own stage: EngineCore+Ducking.)
 extension EngineCore {
     /// At the start of a render call: reports a return after an absence of
     /// the render callback (a stall or an interruption).
@@ -66,38 +66,6 @@ extension EngineCore {
             e.pointee.events.post(.limiterHeavy, source: 0, frameTime: frameTime, value: Int64(millibels))
         } else if heavy && endGain > 0.707_945_8 {  // -3 dB
             e.pointee.limiterHeavyEpisode.store(false, ordering: .relaxed)
-        }
-    }
-
-    /// With ducking on, after the sources are mixed: `callSum` holds the
-    /// call sources only (media waits on its bus); nil when no call source
-    /// was mixed. Detects voice in it and
-    /// returns the media gain to apply to the bus for local playout:
-    /// `mediaGain` × duck gain, constant (non-nil) or per frame in
-    /// `mediaCurve` (nil). Ducking off: `mediaGain` unchanged.
-    @usableFromInline @_noLocks
-    static func duckMedia(_ e: UnsafeMutablePointer<EngineCore>, callSum: UnsafePointer<Float>?, frames: Int,
-                          channels: Int, mediaGain: Float?, mediaCurve: UnsafeMutablePointer<Float>) -> Float? {
-        let d = e.pointee.ducker
-        guard d.pointee.enabled, let duckCurve = d.pointee.curve else { return mediaGain }
-        // nil: no call source in the block (nothing to detect).
-        let voice = callSum.map { Ducker.voiceActive($0, samples: frames * channels) } ?? false
-        let duck = d.pointee.advance(voice: voice, frames: frames,
-                                     sampleRate: e.pointee.renderState.pointee.sampleRate, curve: duckCurve)
-        e.pointee.duckGain.store(d.pointee.gain)
-        if d.pointee.gain < 1 || duck == nil { e.pointee.duckedFrames.add(frames) }
-        switch (mediaGain, duck) {
-        case let (m?, k?):
-            return m * k
-        case let (m?, nil):
-            for i in 0..<frames { mediaCurve[i] = m * duckCurve[i] }
-            return nil
-        case let (nil, k?):
-            if k != 1 { for i in 0..<frames { mediaCurve[i] *= k } }
-            return nil
-        case (nil, nil):
-            for i in 0..<frames { mediaCurve[i] *= duckCurve[i] }
-            return nil
         }
     }
 }

@@ -56,9 +56,14 @@ extension EngineCore {
         let regions: RingRegions
         var skip = 0
         if s.pointee.dropOldest {
-            // Only the newest capacity's worth of a huge push can survive.
-            skip = max(0, frames - s.pointee.ring.capacityFrames)
-            regions = s.pointee.ring.overwriteRegions(frames: frames - skip)
+            // The producer never overwrites: it writes free space only (the
+            // ring has a capacity's headroom; the renderer drops the oldest
+            // audio). What does not fit even there (a renderer that stopped
+            // while the producer went on) is the oldest part of this push:
+            // it is skipped and counted as dropped; the newest is written.
+            let free = s.pointee.ring.writableFrames()
+            skip = max(0, frames - free)
+            regions = s.pointee.ring.writableRegions(maxFrames: frames - skip)
         } else {
             regions = s.pointee.ring.writableRegions(maxFrames: frames)
         }
@@ -106,7 +111,7 @@ extension EngineCore {
     static func writableFrames(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int {
         guard let (slot, s) = pin(e, id: id) else { return -1 }
         defer { unpin(slot) }
-        return s.pointee.ring.writableFrames()
+        return writable(s)
     }
 
     /// Pause or resume a source (ring untouched; fades by the renderer).
@@ -155,5 +160,12 @@ extension EngineCore {
         p.outputLatencyNs = e.pointee.outputLatencyNs.load(ordering: .relaxed)
         p.sampleRate = s.pointee.sampleRate
         return (0, p)
+    }
+
+    /// Frames a push can add without a drop or a refusal: the free part of
+    /// the configured capacity (a drop-oldest ring's headroom is not offered).
+    @_noLocks
+    static func writable(_ s: UnsafeMutablePointer<SourceState>) -> Int {
+        max(0, min(s.pointee.ring.writableFrames(), s.pointee.capacityFrames - s.pointee.ring.bufferedFrames()))
     }
 }

@@ -98,12 +98,13 @@ extension EngineCore {
         }
         if s.pointee.endRequested.load(ordering: .acquiring) { r.pointee.playback.ending = true }
 
-        // 2. Drop-oldest sources: skip lapped audio (the producer overwrote
-        // it), audio near the end of the ring (before it can be lapped) and,
-        // after a stall, audio that has gone stale.
+        // 2. Drop-oldest sources: the renderer does the dropping (the
+        // producer only writes free space: SourceState.capacityFrames). It
+        // skips the oldest audio once more than 3/4 of the capacity is
+        // buffered and, after a stall, audio that has gone stale.
         if s.pointee.dropOldest && !r.pointee.playback.isDrained && !b.interrupted {
             let fill = s.pointee.ring.rawFill()
-            let capacity = s.pointee.ring.capacityFrames
+            let capacity = s.pointee.capacityFrames
             // Keep the target plus one push (at most the 20 ms slack): the
             // target is a low-water mark, reached just before a push lands.
             let slack = Int(staleSlackSeconds * srcRate)

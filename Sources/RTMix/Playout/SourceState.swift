@@ -19,6 +19,12 @@ struct SourceState: ~Copyable {
     @usableFromInline let sampleRate: Int
     @usableFromInline let channels: Int
     @usableFromInline let ring: SPSCRing
+    /// The ring capacity the host configured (and sees in stats). A
+    /// drop-oldest ring is allocated twice this size: the producer only
+    /// ever writes free space (never audio the renderer may be reading),
+    /// and the renderer drops the oldest audio once more than 3/4 of this
+    /// is buffered (consumer-side dropping: the SPSC rule holds).
+    @usableFromInline let capacityFrames: Int
     /// Resampler parameters, kept to rebuild it when the output format changes.
     @usableFromInline let resamplerQuality: ResamplerQuality
     @usableFromInline let driftCompensation: Bool
@@ -105,6 +111,7 @@ struct SourceState: ~Copyable {
         driftTargetFrames = Double(config.sampleRate) * Double(target) / 1000
         startThresholdFrames = pull == nil ? config.startThresholdFrames : 0
         dropOldest = config.effectiveOverrunPolicy == .dropOldest
+        capacityFrames = config.ringCapacityFrames
         self.pull = pull
         self.pullContext = pullContext
         let resampler: Resampler?
@@ -125,7 +132,7 @@ struct SourceState: ~Copyable {
         // Failable allocations (Allocation): on any failure free what this
         // init already has (the ring, resampler and fade tail free
         // themselves) and fail.
-        guard let ring = SPSCRing(capacityFrames: config.ringCapacityFrames, channels: config.channels),
+        guard let ring = SPSCRing(capacityFrames: config.physicalRingFrames, channels: config.channels),
               let scratch = Allocation.allocate(repeating: Float(0), count: engine.maxFrames * config.channels)
         else { return nil }
         guard let gainCurve = Allocation.allocate(repeating: Float(0), count: engine.maxFrames) else {
@@ -152,19 +159,15 @@ struct SourceState: ~Copyable {
             Allocation.free(zeros)
             return nil
         }
-        if driftCompensation {
-            guard let st = DriftStage(channels: config.channels, maxFrames: engine.maxFrames),
-                  let p = Allocation.make(st) else {
-                Allocation.destroy(render)
-                Allocation.free(scratch)
-                Allocation.free(gainCurve)
-                Allocation.free(zeros)
-                return nil
-            }
-            stage = p
-        } else {
-            stage = nil
+        let stage = driftCompensation ? DriftStage.make(channels: config.channels, maxFrames: engine.maxFrames) : nil
+        if driftCompensation && stage == nil {
+            Allocation.destroy(render)
+            Allocation.free(scratch)
+            Allocation.free(gainCurve)
+            Allocation.free(zeros)
+            return nil
         }
+        self.stage = stage
         self.ring = ring
         self.scratch = scratch
         self.gainCurve = gainCurve
@@ -192,23 +195,25 @@ struct SourceState: ~Copyable {
     /// render state; resampler libraries' own state excluded), nil on
     /// overflow. The engine's memory cap counts this.
     static func memoryBytes(config: SourceConfig, engine: EngineConfig) -> Int? {
-        guard let ring = SPSCRing.memoryBytes(capacityFrames: config.ringCapacityFrames, channels: config.channels)
+        guard let ring = SPSCRing.memoryBytes(capacityFrames: config.physicalRingFrames, channels: config.channels)
         else { return nil }
-        return memoryBytes(ringBytes: ring, channels: config.channels, engineMaxFrames: engine.maxFrames)
+        return memoryBytes(ringBytes: ring, channels: config.channels, engineMaxFrames: engine.maxFrames,
+                           driftStage: config.targetBufferMs > 0)
     }
 
-    static func memoryBytes(ringBytes: Int, channels: Int, engineMaxFrames: Int) -> Int {
+    static func memoryBytes(ringBytes: Int, channels: Int, engineMaxFrames: Int, driftStage: Bool) -> Int {
         MemoryLayout<SourceState>.stride + ringBytes + MemoryLayout<SourceRenderState>.stride
             + MemoryLayout<Float>.stride * engineMaxFrames * (channels + 1)
             + MemoryLayout<Float>.stride * channels * (Resampler.drainInputFrames + 2 * FadeTail.maxFrames)
-            + MemoryLayout<DriftStage>.stride + DriftStage.memoryBytes(channels: channels, maxFrames: engineMaxFrames)
+            + (driftStage ? MemoryLayout<DriftStage>.stride
+                + DriftStage.memoryBytes(channels: channels, maxFrames: engineMaxFrames) : 0)
     }
 
     /// What this source holds (see `memoryBytes(config:engine:)`).
     func memoryBytes(engineMaxFrames: Int) -> Int {
         SourceState.memoryBytes(ringBytes: SPSCRing.memoryBytes(capacityFrames: ring.capacityFrames,
                                                                 channels: channels) ?? 0,
-                                channels: channels, engineMaxFrames: engineMaxFrames)
+                                channels: channels, engineMaxFrames: engineMaxFrames, driftStage: stage != nil)
     }
 }
 

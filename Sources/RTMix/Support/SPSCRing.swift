@@ -34,10 +34,10 @@ struct RingRegions {
 /// `commitWrite`; `readableRegions` → read → `commitRead`. The ring never
 /// allocates after `init`.
 ///
-/// Drop-oldest rings (call sources) also use `overwriteRegions` (producer)
-/// and `rawFill`/`skipToNewest` (consumer): the producer may lap the reader;
-/// the storage never moves and every span is clamped, so this stays memory
-/// safe whatever either side does.
+/// Drop-oldest rings (call sources) drop on the consumer side: the producer
+/// writes free space only (`writableRegions`, like any producer), and the
+/// consumer skips the oldest audio (`rawFill`/`skipToNewest`). Neither side
+/// ever touches frames the other may be using: the SPSC rule holds.
 @usableFromInline
 struct SPSCRing: ~Copyable {
     @usableFromInline let storage: UnsafeMutablePointer<Float>
@@ -98,17 +98,6 @@ struct SPSCRing: ~Copyable {
     /// Publishes `frames` frames written into `writableRegions`.
     @_noLocks
     func commitWrite(_ frames: Int) { indices.commitWrite(frames) }
-
-    /// Producer of a drop-oldest ring: where `frames` frames go even when
-    /// the ring is full, overwriting the oldest audio (the consumer finds
-    /// `rawFill() > capacityFrames` and skips ahead). At most
-    /// `capacityFrames` (the caller writes only the newest of a larger
-    /// push). Audio the consumer is reading at that moment may be replaced
-    /// (an overload case the engine avoids by skipping early).
-    @_noLocks
-    func overwriteRegions(frames: Int) -> RingRegions {
-        regions(start: indices.producerIndex(), frames: max(0, min(frames, capacityFrames)))
-    }
 
     /// Free frames, never negative (0 while lapped). Any thread.
     @_noLocks
