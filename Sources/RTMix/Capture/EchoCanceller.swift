@@ -100,9 +100,12 @@ struct EchoCanceller: ~Copyable {
     /// Cancels the echo of `reference` (one frame, `speakers` interleaved
     /// channels) in `mic` (one mono frame) into `out` (may alias `mic`).
     /// Returns the frame's powers (the reference's per sample).
+    /// `echoEstimate` (optional, one frame) receives the linear stage's
+    /// echo estimate (microphone − linear output) before preprocessing.
     @_noLocks
     func process(mic: UnsafePointer<Float>, reference: UnsafePointer<Float>,
-                 out: UnsafeMutablePointer<Float>) -> FramePowers {
+                 out: UnsafeMutablePointer<Float>,
+                 echoEstimate: UnsafeMutablePointer<Float>? = nil) -> FramePowers {
         let n = frameSize
         var powers = FramePowers()
         powers.mic = EchoCanceller.toS16(mic, mic16, count: n)
@@ -111,6 +114,9 @@ struct EchoCanceller: ~Copyable {
         if let e = echo {
             _unsafePerformance { speex_echo_cancellation(e, m, r, o) }
             powers.linear = EchoCanceller.power(o, count: n)
+            if let est = echoEstimate {
+                for i in 0..<n { est[i] = (Float(m[i]) - Float(o[i])) * (1.0 / 32768) }
+            }
         } else {
             for i in 0..<n { o[i] = m[i] }
             powers.linear = powers.mic
