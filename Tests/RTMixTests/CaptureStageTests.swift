@@ -185,6 +185,17 @@ final class CaptureStageTests: XCTestCase {
         XCTAssertGreaterThan(toneDb, -3)
     }
 
+    /// Frames that could make speexdsp's mdf.c reset itself and print from
+    /// the capture thread go to it 12 dB down (issue 16); speech does not.
+    func testHotFramesAreDetectedAndSpeechIsNot() {
+        let nyquist = (0..<160).map { Float($0 % 2 == 0 ? 1 : -1) }
+        let noise: [Float] = { var g = EchoSim.Noise(seed: 3); return (0..<160).map { _ in g.next() } }()
+        let speech = (0..<160).map { 0.3 * sinf(2 * Float.pi * 300 * Float($0) / 16_000) }
+        XCTAssertTrue(nyquist.withUnsafeBufferPointer { EchoCanceller.hot($0.baseAddress!, count: 160, stride: 1) })
+        XCTAssertTrue(noise.withUnsafeBufferPointer { EchoCanceller.hot($0.baseAddress!, count: 160, stride: 1) })
+        XCTAssertFalse(speech.withUnsafeBufferPointer { EchoCanceller.hot($0.baseAddress!, count: 160, stride: 1) })
+    }
+
     func testFloatToInt16RoundsToNearestEvenSaturatesAndZeroesNaN() {
         let values: [Float] = [0, 0.5 / 32768, 1.5 / 32768, -0.5 / 32768, 2.5 / 32768, 0.49999997 / 32768,
                                1, -1, 1.5, -7, .nan, .infinity, -.infinity, 12345.4 / 32768, -12345.6 / 32768,

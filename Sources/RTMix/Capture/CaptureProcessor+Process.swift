@@ -423,6 +423,14 @@ extension CaptureProcessor {
             divergentFrames = 0
             link.resets.add(1)
             link.events.post(.cancellerReset, source: 0, frameTime: eventTime, value: 1)
+        } else if p.trouble {
+            // speexdsp would reset itself soon and print from this thread
+            // (EchoCanceller.watch): do it first, quietly. Value 2.
+            canceller.reset()
+            suppressor.distrust()
+            divergentFrames = 0
+            link.resets.add(1)
+            link.events.post(.cancellerReset, source: 0, frameTime: eventTime, value: 2)
         }
     }
 
