@@ -1,33 +1,36 @@
 import CRTMixSupport
 
-/// The capture path's residual-echo suppressor: per frequency bin, after
-/// speexdsp's linear canceller. It replaces the broadband gate, which
-/// removed whole words of a near-end talker in double talk.
+/// The capture path's residual-echo suppressor, per frequency bin. It
+/// replaced the broadband gate, which removed whole words of a near-end
+/// talker in double talk (issue 16). It runs after speexdsp's canceller and
+/// preprocessor (whose own residual-echo suppression stays on: chained, the
+/// two measured better than either alone; docs/capture.md).
 ///
 /// Per 10 ms frame (`hop` samples), on a 2·hop sqrt-Hann window zero-padded
 /// to a power-of-two transform (weighted overlap-add, hop/2·hop: the
 /// output is one frame later than the input):
-/// - `E` is the canceller's output (its residual), `Ŷ = mic − E` its echo
-///   estimate, `X` the reference fed to it.
+/// - `E` is the input signal (the preprocessor's output), `Ŷ = mic − E`
+///   the linear filter's echo estimate (the caller passes mic = E + Ŷ),
+///   `X` the reference fed to the canceller.
 /// - Residual echo per bin `R = overdrive · leak · Ŷs`, where `Ŷs` is the
-///   echo estimate's power held with a room-like decay (the tail beyond the
-///   filter), and `leak` a low quantile (≈ 17th percentile, +0.02/−0.1 dB
-///   per frame) of the ratio |E|²/|Ŷ|² over frames with echo: how much of
-///   the estimated echo the filter leaves. A low quantile rises only
-///   slowly while a talker fills the residual, so double talk does not
-///   teach it that the echo got louder.
-/// - Fallback (the linear filter not trusted: at start, after a reset or a
-///   moved reference): `Rf = pathGain · Xs`, the reference's held power
-///   times a learnt echo-path gain (a low quantile of |mic|²/Xs), weighted
-///   by `trust` that grows as the filter converges.
-/// - Gain `g = max(floor, 1 − R/|E|²)` smoothed over neighbouring bins,
-///   falling at most `fallLimit` and rising at most `riseLimit` per frame:
-///   bins where the talker is well above the residual echo pass, bins the
-///   echo explains are suppressed.
-/// - Comfort noise: a minimum-tracking estimate of the background `N` per
-///   bin fills suppressed bins with noise of that level (random phase),
-///   `√(N·(1 − g²))`, so the background does not pump.
-/// No allocation after `init`; the transforms are the project's radix-2 FFT.
+///   echo estimate's power held with a room-like decay (60 dB in 150 ms),
+///   and `leak` a low quantile (≈ 17th percentile, +0.02/−0.1 dB per
+///   frame) of |E|²/|Ŷ|² over frames with echo: how much of the estimated
+///   echo is left. A low quantile rises only slowly while a talker fills
+///   the output, so double talk does not teach it that the echo got louder.
+/// - Fallback while the linear filter is not trusted (start, reset, moved
+///   reference, divergence): `Rf = pathGain · Xs`, the reference's held
+///   power times a learnt echo-path gain (a low quantile of |mic|²/Xs),
+///   weighted by `1 − trust`; `trust` grows to 1 over ~1 s of far-end
+///   frames in which the filter removes more than 3 dB.
+/// - Gain: decision-directed Wiener gain from |E|²/R, smoothed over
+///   neighbouring bins, falling at most 10 dB and rising at most 20 dB per
+///   frame, floor −45 dB: bins where the talker is above the residual echo
+///   pass, bins the echo explains are suppressed.
+/// - Comfort noise: a minimum-tracking estimate of the background per bin
+///   fills suppressed bins (random phase), so the background does not pump.
+/// No allocation after `init`; the transforms are the project's radix-2 FFT
+/// (two forward, one inverse per frame).
 @usableFromInline
 struct ResidualEchoSuppressor: ~Copyable {
     @usableFromInline let hop: Int
