@@ -116,15 +116,18 @@ struct EchoCanceller: ~Copyable {
                  echoEstimate: UnsafeMutablePointer<Float>? = nil) -> FramePowers {
         let n = frameSize
         var powers = FramePowers()
-        // A frame whose DC-notched, pre-emphasised energy could reach the
-        // N·1e9 that mdf.c treats as broken (it then resets and prints from
-        // the real-time thread) goes to speexdsp 12 dB down, its output back
-        // up: a full-scale signal alternating every sample reaches
-        // (2 × 1.9 × 32767)² ≈ 1.6e10 per sample through the notch and the
-        // pre-emphasis; at quarter scale 9.7e8 < 2e9. Everything else goes
-        // at full scale (scaling all input down cost 10–20 dB of ERLE).
-        let gain: Float = EchoCanceller.hot(mic, count: n, stride: 1)
-            || EchoCanceller.hot(reference, count: n * speakers, stride: 1) ? 0.25 : 1
+        // A frame whose pre-emphasised energy could reach the N·1e9 that
+        // mdf.c treats as broken (it then resets and prints from the
+        // real-time thread) goes to speexdsp 12 dB down, its output back up:
+        // a full-scale signal alternating every sample reaches
+        // (1.9 × 32767)² ≈ 3.9e9 per sample after the pre-emphasis, the
+        // limit is 2e9 (N = 2 frames); at quarter scale 2.4e8. Everything
+        // else goes at full scale: scaling all input down cost 10–20 dB of
+        // ERLE (speexdsp adapts more slowly on quieter int16 input), and
+        // so did scaling every frame above an eighth of the limit (a
+        // full-scale noise reference). Without a canceller, nothing changes.
+        let gain: Float = echo != nil && (EchoCanceller.hot(mic, count: n, stride: 1)
+            || EchoCanceller.hot(reference, count: n * speakers, stride: 1)) ? 0.25 : 1
         let back = 1 / (gain * gain)
         powers.mic = back * EchoCanceller.toS16(mic, mic16, count: n, gain: gain)
         powers.reference = back * EchoCanceller.toS16(reference, ref16, count: n * speakers, gain: gain)
@@ -152,8 +155,9 @@ struct EchoCanceller: ~Copyable {
         return powers
     }
 
-    /// The frame's worst-case (notch gain 2 × pre-emphasis) energy per
-    /// sample, in int16 units², above 2.5e8 (an eighth of mdf.c's limit).
+    /// The frame's pre-emphasised energy per sample, in int16 units²,
+    /// above 1e9 (half of mdf.c's limit; its DC notch has a gain of about 1
+    /// away from DC).
     @_noLocks
     static func hot(_ x: UnsafePointer<Float>, count: Int, stride: Int) -> Bool {
         var previous: Float = 0, sum: Float = 0
@@ -165,8 +169,8 @@ struct EchoCanceller: ~Copyable {
             sum += d * d
             previous = v
         }
-        // × 4 (notch) × 32768² against 2.5e8 per sample
-        return 4 * sum * 1_073_741_824 > 2.5e8 * Float(count)
+        // × 32768² against 1e9 per sample
+        return sum * 1_073_741_824 > 1e9 * Float(count)
     }
 
     /// Watches for what makes mdf.c reset itself and print a warning

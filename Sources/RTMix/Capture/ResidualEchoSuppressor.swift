@@ -73,6 +73,9 @@ struct ResidualEchoSuppressor: ~Copyable {
     @usableFromInline let leakDown: Float
     @usableFromInline let floorGain: Float
     @usableFromInline let overdrive: Float
+    /// The fallback's gain is a low quantile of the echo path's: 10 dB
+    /// over it (used only while the linear filter is not trusted).
+    @usableFromInline let fallbackOverdrive: Float
     @usableFromInline let fallLimit: Float
     @usableFromInline let riseLimit: Float
     @usableFromInline let activity: Float
@@ -96,7 +99,7 @@ struct ResidualEchoSuppressor: ~Copyable {
               let xr = batch.allocate(repeating: Float(0), count: p),
               let xi = batch.allocate(repeating: Float(0), count: p),
               let ov = batch.allocate(repeating: Float(0), count: frameSize),
-              let leak = batch.allocate(repeating: Float(0.5), count: bins),
+              let leak = batch.allocate(repeating: Float(1), count: bins),
               let eh = batch.allocate(repeating: Float(0), count: bins),
               let xh = batch.allocate(repeating: Float(0), count: bins),
               let pg = batch.allocate(repeating: Float(1), count: bins),
@@ -145,6 +148,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         floorGain = rtmix_support_db_to_linear(floorDb) * rtmix_support_db_to_linear(floorDb)
         overdrive = rtmix_support_db_to_linear(overdriveDb) * rtmix_support_db_to_linear(overdriveDb)
         ddWeight = 0.9
+        fallbackOverdrive = 10
         leakUp = 1.0046     // +0.02 dB
         leakDown = 0.9772   // −0.1 dB
         fallLimit = 0.1   // −10 dB per frame (power)
@@ -181,6 +185,9 @@ struct ResidualEchoSuppressor: ~Copyable {
     @_noLocks
     mutating func distrust() {
         trust = 0
+        // What the filter used to leave says nothing about the new one:
+        // assume it leaves all of its estimate until learnt again.
+        for k in 0..<bins { leak[k] = 1 }
     }
 
     /// One frame: `mic` (hop samples, what the canceller got), `linear`
@@ -256,7 +263,7 @@ struct ResidualEchoSuppressor: ~Copyable {
             let rise: Float = xHeld > activity ? 1.00046 : 1.0116
             noise[k] = max(activity * 1e-3, pE < nz ? nz + 0.2 * (pE - nz) : nz * rise)
             let linearR = overdrive * leak[k] * held
-            let fallbackR = overdrive * pathGain[k] * xHeld
+            let fallbackR = fallbackOverdrive * pathGain[k] * xHeld
             let r = max(linearR, (1 - trustNow) * fallbackR)
             // Decision-directed signal-to-residual ratio (last frame's kept
             // power, this frame's excess), Wiener amplitude gain ξ/(1+ξ).
