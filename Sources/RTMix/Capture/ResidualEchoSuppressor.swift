@@ -84,7 +84,7 @@ struct ResidualEchoSuppressor: ~Copyable {
 
     let allocatedBytes: Int
 
-    init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, overdriveDb: Float = 0) {
+    init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, overdriveDb: Float = 3) {
         var p = 2
         while p < 2 * frameSize { p <<= 1 }
         let bins = p / 2 + 1
@@ -281,7 +281,11 @@ struct ResidualEchoSuppressor: ~Copyable {
         // Trust the linear filter once it removes echo: its broadband echo
         // estimate above its residual (more than 3 dB removed).
         if anyFar && sumY > sumE { trust = min(1, trust + 1 / trustFrames) }
-        doubleTalk = anyFar && sumKept > 4 * sumR && sumE > activity * Float(bins)
+        // Near-end talk over the echo: the output keeps clearly more than
+        // the residual echo explains, and within 10 dB of the linear echo
+        // estimate (after the canceller and preprocessor the echo alone is
+        // left far below it).
+        doubleTalk = anyFar && sumKept > 4 * sumR && sumKept > 0.1 * sumY && sumE > activity * Float(bins)
         // Smooth over neighbouring bins, limit the slew, apply, add comfort noise.
         var previous = target[0]
         for k in 0..<bins {
