@@ -152,7 +152,7 @@ struct DriftController {
     /// 2: at least `significance` standard errors from 0); 0 otherwise: no
     /// drift shown (a noisy producer's raw slope is not reported as drift).
     @usableFromInline var estimatePpm: Double {
-        @_noLocks get { significant ? estimate * 1_000_000 : 0 }
+        @_noLocks get { significant || (engaged && estimateValid) ? estimate * 1_000_000 : 0 }
     }
     /// The estimate is valid and significantly different from 0.
     @usableFromInline var significant: Bool {
@@ -269,6 +269,12 @@ struct DriftController {
             levelMean += (lastWindowMin - levelMean) / n
         }
         if significant && abs(estimate) >= DriftController.engagePpm { return true }
+        // A producer slower than the render clock whose level is already
+        // below the target heads for an underrun: 3 standard errors suffice.
+        if estimateValid && estimate <= -DriftController.engagePpm && -estimate >= 3 * estimateSigma
+            && lastLowWater < targetFrames {
+            return true
+        }
         // The level left the band around the anchor, in the direction the
         // estimate says the producer drifts (a producer that moves its own
         // level shows no rate to agree with).
