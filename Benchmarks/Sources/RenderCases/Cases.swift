@@ -6,11 +6,25 @@
 /// next callback needs and is called OUTSIDE the measured part.
 ///
 /// - `engine*`: the real `Engine` (default config: SINC_FASTEST, ramps,
-///   limiter, stats; default source configs, i.e. drift compensation on,
-///   which sends every source through libsamplerate), sources fed by `push`
-///   from preallocated PCM. `engine8-untimed` and `engine-bypass` turn drift
-///   compensation off (`SourceConfig.untimed()`): the 16 kHz voices then use
-///   speexdsp and a same-rate source the bit-exact bypass.
+///   limiter, stats), sources fed by `push` from preallocated PCM, exactly
+///   one callback's worth per callback (a producer on the render clock).
+///   `engine1`, `engine8` and `engine-bypass` use default source configs
+///   (drift control on). Since issue 17, drift control applies no
+///   correction to a producer on the render clock: the path is the
+///   fixed-ratio one — bit-exact bypass at 48 kHz, speexdsp for the 16 kHz
+///   voices, libsamplerate for the 44.1 kHz media — and the drift stage is
+///   not in the path. `engine8-untimed` turns drift control off
+///   (`SourceConfig.untimed()`): same path, no drift bookkeeping.
+///   `engine8-drift`: default configs, but every producer runs +500 ppm
+///   fast (pushes 1.0005 × what a callback consumes, carried fractionally),
+///   with a 15 s warm-up so drift control has engaged (its warm-up is 10 s)
+///   and the drift stage (`DriftStage`) resamples every source in the
+///   measured callbacks; `problems()` fails the run if any source reports
+///   no correction after any measured callback. Measured: the 16 kHz
+///   voices (primed 100 ms, target 40 ms) do not stay engaged — they are
+///   released about 10 s after engaging and re-engage about 10 s later —
+///   so this case holds for about 400 callbacks after its warm-up; run it
+///   with at most 300 (scripts/bench-callgrind does).
 /// - `floor*`: the bare minimum for the same work: one `src_process` per
 ///   resampled source (SRC_SINC_FASTEST, same ratio and frame counts) from
 ///   preallocated input, summed into a stereo float buffer (mono duplicated).
@@ -49,6 +63,7 @@ public enum CaseName: String, CaseIterable, Sendable {
     case floor1 = "floor1"
     case engine8 = "engine8"
     case engine8Untimed = "engine8-untimed"
+    case engine8Drift = "engine8-drift"
     case floor8 = "floor8"
     case floor8Backends = "floor8-backends"
     case engineBypass = "engine-bypass"
@@ -61,6 +76,7 @@ public enum CaseName: String, CaseIterable, Sendable {
         case .floor1: return "Floor 1 source"
         case .engine8: return "Engine 8 sources"
         case .engine8Untimed: return "Engine 8 sources drift off"
+        case .engine8Drift: return "Engine 8 sources drift +500 ppm"
         case .floor8: return "Floor 8 sources"
         case .floor8Backends: return "Floor 8 sources engine backends"
         case .engineBypass: return "Engine 1 source bypass"
@@ -70,19 +86,26 @@ public enum CaseName: String, CaseIterable, Sendable {
 
     public var isEngine: Bool {
         switch self {
-        case .engine1, .engine8, .engine8Untimed, .engineBypass: return true
+        case .engine1, .engine8, .engine8Untimed, .engine8Drift, .engineBypass: return true
         default: return false
         }
     }
 
     /// Engine cases with drift compensation off.
-    public var untimed: Bool { self == .engine8Untimed || self == .engineBypass }
+    public var untimed: Bool { self == .engine8Untimed }
+
+    /// Producer clock offset of the engine case, ppm (0: on the render clock).
+    public var producerPpm: Double { self == .engine8Drift ? 500 : 0 }
+
+    /// Warm-up callbacks before measuring: 50, or 1500 (15 s of output)
+    /// where drift control must first measure the producers' rate.
+    public var warmUpCallbacks: Int { self == .engine8Drift ? 1500 : 50 }
 
     public var sources: [SourceSpec] {
         switch self {
         case .engine1, .floor1:
             return [SourceSpec(kind: .media, rate: 44_100, channels: 2)]
-        case .engine8, .engine8Untimed, .floor8, .floor8Backends:
+        case .engine8, .engine8Untimed, .engine8Drift, .floor8, .floor8Backends:
             return [SourceSpec(kind: .media, rate: 44_100, channels: 2),
                     SourceSpec(kind: .media, rate: 44_100, channels: 2)]
                 + Array(repeating: SourceSpec(kind: .voice, rate: 16_000, channels: 1), count: 6)
@@ -102,18 +125,26 @@ public protocol RenderCase: AnyObject {
     var output: UnsafeMutableBufferPointer<Float> { get }
     /// Human-readable health check (underruns etc.); nil when all is well.
     func problems() -> String?
+    /// Called once after the warm-up (engine drift case: from then on every
+    /// callback is checked to have the drift stage engaged on every source).
+    func startChecking()
+}
+
+extension RenderCase {
+    public func startChecking() {}
 }
 
 public func makeCase(_ name: CaseName) throws -> any RenderCase {
     let c: any RenderCase = name.isEngine
-        ? try EngineCase(name.sources, untimed: name.untimed)
+        ? try EngineCase(name.sources, untimed: name.untimed, producerPpm: name.producerPpm)
         : FloorCase(name.sources, backends: name == .floor8Backends ? .engine : .libsamplerate)
     // Warm up: first-use costs (lazy globals, generic metadata, page faults,
     // resampler filter start-up) stay out of every measurement.
-    for _ in 0..<50 {
+    for _ in 0..<name.warmUpCallbacks {
         c.feed()
         c.render()
     }
+    c.startChecking()
     return c
 }
 
