@@ -20,7 +20,7 @@ extension CaptureProcessor {
             // Wait (up to 3 frames) for the reference this frame is aligned
             // to: with very short echo delays it is still on its way (the
             // output is then delayed instead of cancelled badly).
-            if locked && processed + kFeed + frameSize > h && micQueued < 4 * frameSize { break }
+            if locked && processed + Int64(kFeed) + Int64(frameSize) > h && micQueued < 4 * frameSize { break }
             missing += processFrame(link: link)
             estimator.step()
             considerEstimate(link: link)
@@ -102,11 +102,11 @@ extension CaptureProcessor {
         let plane = chunk * 2
         for ch in 0..<referenceChannels {
             let src = drained + ch * plane, dst = history + ch * historyCapacity
-            for i in 0..<count { dst[(h + i) & mask] = src[i] }
+            for i in 0..<count { dst[Int(truncatingIfNeeded: h &+ Int64(i)) & mask] = src[i] }
         }
         let mediaSrc = drained + referenceChannels * plane
         let mediaDst = history + referenceChannels * historyCapacity
-        for i in 0..<count { mediaDst[(h + i) & mask] = both ? mediaSrc[i] : 0 }
+        for i in 0..<count { mediaDst[Int(truncatingIfNeeded: h &+ Int64(i)) & mask] = both ? mediaSrc[i] : 0 }
         if referenceChannels == 1 {
             estimator.appendReference(drained, count: count)
         } else {
@@ -114,7 +114,7 @@ extension CaptureProcessor {
             for i in 0..<count { drainedMono[i] = 0.5 * (drained[i] + r[i]) }
             estimator.appendReference(drainedMono, count: count)
         }
-        h += count
+        h += Int64(count)
     }
 
     /// Discards what the ring holds and the follower's input (stale audio
@@ -150,7 +150,7 @@ extension CaptureProcessor {
         if bad > 0 { link.nonfinite.add(bad) }
         estimator.appendMic(dst, count: frames)
         micQueued += frames
-        n += frames
+        n += Int64(frames)
     }
 
     // MARK: clocks
@@ -159,7 +159,7 @@ extension CaptureProcessor {
     /// steers the drift follower to hold it.
     @_noLocks
     mutating func followClocks(arrived: Int, frames: Int, link: borrowing CaptureLink) {
-        let c = h - n
+        let c = Int(h - n)
         if arrived > largestArrival { largestArrival = arrived }
         if frames > largestArrival { largestArrival = frames }
         guard arrived > 0 || locked else { return }
@@ -321,20 +321,21 @@ extension CaptureProcessor {
     mutating func processFrame(link: borrowing CaptureLink) -> Int {
         let size = frameSize
         let mask = historyCapacity - 1
-        let start = processed + kFeed
+        let start = processed + Int64(kFeed)
         var missing = 0
         let refs = referenceChannels
         let media = history + refs * historyCapacity
         for i in 0..<size {
-            let index = start + i
+            let index = start + Int64(i)
+            let slot = Int(truncatingIfNeeded: index) & mask
             if index < 0 && overflowSeen == 0 {
                 // Before the first reference sample of a stream that never
                 // lost any (its start): silence, not missing.
                 for ch in 0..<refs { frameRef[i * refs + ch] = 0 }
                 frameMedia[i] = 0
-            } else if index < h && index >= h - historyCapacity {
-                for ch in 0..<refs { frameRef[i * refs + ch] = history[ch * historyCapacity + (index & mask)] }
-                frameMedia[i] = media[index & mask]
+            } else if index < h && index >= h - Int64(historyCapacity) {
+                for ch in 0..<refs { frameRef[i * refs + ch] = history[ch * historyCapacity + slot] }
+                frameMedia[i] = media[slot]
             } else {
                 for ch in 0..<refs { frameRef[i * refs + ch] = 0 }
                 frameMedia[i] = 0
@@ -379,7 +380,7 @@ extension CaptureProcessor {
         let rest = micQueued - size
         for i in 0..<rest { micQueue[i] = micQueue[i + size] }
         micQueued = rest
-        processed += size
+        processed += Int64(size)
         return missing
     }
 

@@ -60,15 +60,15 @@ struct CaptureProcessor: ~Copyable {
     // `historyCapacity` each (the last one is the media to publish)
     @usableFromInline let historyCapacity: Int
     @usableFromInline let history: UnsafeMutablePointer<Float>
-    @usableFromInline var h = 0
+    @usableFromInline var h: Int64 = 0
     // ring drain scratch: planar, the same channels, `2 × chunk` each,
     // plus the mono sum of the reference for the delay estimator
     @usableFromInline let chunk: Int
     @usableFromInline let drained: UnsafeMutablePointer<Float>
     @usableFromInline let drainedMono: UnsafeMutablePointer<Float>
     // microphone
-    @usableFromInline var n = 0
-    @usableFromInline var processed = 0
+    @usableFromInline var n: Int64 = 0
+    @usableFromInline var processed: Int64 = 0
     @usableFromInline let micQueue: UnsafeMutablePointer<Float>
     @usableFromInline var micQueued = 0
     // output
@@ -107,8 +107,8 @@ struct CaptureProcessor: ~Copyable {
     @usableFromInline var delaySource: Int32 = 0
     @usableFromInline var kFeed = 0
     @usableFromInline var appliedHintMs: Int32 = -1
-    @usableFromInline var estimatorBaseH = 0
-    @usableFromInline var estimatorBaseN = 0
+    @usableFromInline var estimatorBaseH: Int64 = 0
+    @usableFromInline var estimatorBaseN: Int64 = 0
     @usableFromInline var candidate: Double = 0
     @usableFromInline var candidateHits = 0
     @usableFromInline let leadSamples: Int

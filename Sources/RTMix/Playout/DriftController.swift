@@ -99,6 +99,10 @@ struct DriftController {
     @usableFromInline var levelMean: Double = -1
     /// The last window's minimum (frames).
     @usableFromInline var lastWindowMin: Double = 0
+    /// Window minima smoothed over 4 windows (2 s; -1 before the first):
+    /// what the response check (rule 4) compares, with less lag than
+    /// `lastLowWater`'s 8 s.
+    @usableFromInline var levelFast: Double = -1
     /// Output time and frames delivered at this window's low-water mark.
     @usableFromInline var windowMinTime: Double = 0
     @usableFromInline var windowMinArrived: Double = 0
@@ -199,6 +203,7 @@ struct DriftController {
         }
         windows += 1
         lastWindowMin = windowMin
+        levelFast = levelFast < 0 ? windowMin : levelFast + (windowMin - levelFast) / 4
         windowElapsed = 0
         windowMin = .infinity
         windowMax = -.infinity
@@ -234,13 +239,13 @@ struct DriftController {
         // Rule 4: a producer drifting as estimated when control engaged
         // fills the ring at 1 + engagedEstimate while `out` consumes at
         // 1 + out, so the level should move by (engagedEstimate − out) ×
-        // rate × elapsed. Once that adds up to half the band (and at least
+        // rate × elapsed. Once that adds up to the band (and at least
         // `checkWindows` windows, the level's smoothing), compare with what
         // the level did.
         expectedChange += (engagedEstimate - out) * sampleRate * elapsed
         checkCount += 1
-        if checkCount >= DriftController.checkWindows && abs(expectedChange) >= band / 2 {
-            let observed = lastLowWater - checkStartLevel
+        if checkCount >= DriftController.checkWindows && abs(expectedChange) >= band {
+            let observed = levelFast - checkStartLevel
             if observed * (expectedChange > 0 ? 1 : -1) < abs(expectedChange) / 4 {
                 release()
             } else {
@@ -286,7 +291,7 @@ struct DriftController {
     @usableFromInline @_noLocks
     mutating func startCheck() {
         checkCount = 0
-        checkStartLevel = lastLowWater
+        checkStartLevel = levelFast
         expectedChange = 0
     }
 
@@ -394,6 +399,7 @@ struct DriftController {
         to = engaged ? current : 0
         resetRegression()
         lastLowWater = -1
+        levelFast = -1
         windows = 0
         resetAnchor()
         startCheck()
