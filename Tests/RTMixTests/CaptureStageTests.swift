@@ -93,6 +93,35 @@ final class CaptureStageTests: XCTestCase {
         XCTAssertTrue(est.distinct)
     }
 
+    /// Issue 19: the decimated sample counters are rebased before they
+    /// could reach 2³¹ (a trap on 32-bit ARM after ~50 h of capture). Preset
+    /// just below the threshold, the estimator crosses it mid-run, the
+    /// counters come back down, and the delay is still found exactly.
+    func testDelayEstimatorCountersAreRebasedAndKeepWorking() {
+        let rate = 16_000, delay = 1_937
+        var e = DelayEstimator(sampleRate: rate)!
+        let start = DelayEstimator.rebaseThreshold - 2_000
+        e.micCount = start
+        e.refCount = start
+        e.nextHopAt = start + DelayEstimator.fftSize
+        let far = EchoSim.speech(rate: rate, seconds: 6, seed: 8)
+        var mic = [Float](repeating: 0, count: far.count)
+        for i in delay..<far.count { mic[i] = 0.4 * far[i - delay] }
+        var found: DelayEstimator.Estimate?
+        var i = 0
+        while i + 160 <= far.count {
+            far[i..<(i + 160)].withUnsafeBufferPointer { e.appendReference($0.baseAddress!, count: 160) }
+            mic[i..<(i + 160)].withUnsafeBufferPointer { e.appendMic($0.baseAddress!, count: 160) }
+            e.step()
+            if let l = e.latest { found = l; e.latest = nil }
+            i += 160
+        }
+        XCTAssertLessThan(e.micCount, DelayEstimator.rebaseThreshold, "the counters were not rebased")
+        let est = try! XCTUnwrap(found)
+        XCTAssertEqual(est.offset, Double(-delay), accuracy: 16)
+        XCTAssertGreaterThan(est.confidence, 6)
+    }
+
     func testDelayEstimatorRefusesAToneAsAmbiguous() {
         let rate = 16_000
         var e = DelayEstimator(sampleRate: rate)!

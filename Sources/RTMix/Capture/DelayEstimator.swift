@@ -155,10 +155,30 @@ struct DelayEstimator: ~Copyable {
                                  mask: DelayEstimator.historyCapacity - 1)
     }
 
+    /// The decimated sample counters grow for the life of the capture path;
+    /// on a 32-bit target an `Int` would trap at 2³¹ (about 50 hours of
+    /// capture). Past `rebaseThreshold` every counter and window end moves
+    /// down by `rebaseStep`, a multiple of `historyCapacity`: differences
+    /// and ring slots (`& mask`) stay exactly the same.
+    static var rebaseThreshold: Int { @_noLocks get { 1 << 30 } }
+    static var rebaseStep: Int { @_noLocks get { 1 << 29 } }
+
+    @_noLocks
+    mutating func rebaseIfLarge() {
+        guard micCount > DelayEstimator.rebaseThreshold && refCount > DelayEstimator.rebaseThreshold else { return }
+        let d = DelayEstimator.rebaseStep
+        micCount -= d
+        refCount -= d
+        nextHopAt -= d
+        pendingRefEnd -= d
+        pendingMicEnd -= d
+    }
+
     /// Does at most one stage of the hop work when it is due. Call once per
     /// capture frame, after appending that frame's samples.
     @_noLocks
     mutating func step() {
+        rebaseIfLarge()
         if stage == 1 {
             finishHop()
             stage = 0
