@@ -724,6 +724,7 @@ static void run_alarm_proof(void) {
     cfg.max_frames = 480;
     cfg.max_sources = 4;
     cfg.call_audio_missing_ms = 100;
+    cfg.duck_depth_db = -12.0f; /* ducking is opt-in (issue 17): exercise it */
     CHECK(rtmix_engine_create(&cfg, &e) == RTMIX_OK);
     if (!e) return;
     CHECK(rtmix_engine_set_clock(e, alarm_clock, NULL) == RTMIX_OK);

@@ -251,10 +251,17 @@ extension EngineCore {
             e.pointee.events.post(.sourceDrained, source: id, frameTime: frameTime,
                                   value: Int64(r.pointee.inputPlayed + 0.5))
         }
-        // Drops (stale audio, or audio an overwriting push lapped) are all
-        // counted by the renderer when it skips them.
-        if result.dropped > 0 {
-            e.pointee.events.post(.audioDropped, source: id, frameTime: frameTime, value: Int64(result.dropped))
+        // Drops: what the renderer skipped in this block (stale audio, the
+        // oldest of a full drop-oldest ring) plus what pushes could not
+        // place even in the ring's headroom (the producer's count, read
+        // here: one event carries both, as the stats add them).
+        let skippedAtPush = s.pointee.framesSkippedAtPush.read()
+        let pushDrops = skippedAtPush &- r.pointee.reportedSkippedAtPush
+        r.pointee.reportedSkippedAtPush = skippedAtPush
+        let dropped = UInt64(result.dropped) &+ pushDrops
+        if dropped > 0 {
+            e.pointee.events.post(.audioDropped, source: id, frameTime: frameTime,
+                                  value: Int64(truncatingIfNeeded: dropped))
         }
         let saturated = s.pointee.driftSaturated.load(ordering: .relaxed)
         if saturated && !r.pointee.reportedSaturated {

@@ -240,6 +240,8 @@ struct SourceRenderState: ~Copyable {
     /// Producer counters already reported as events.
     @usableFromInline var reportedRejected: UInt64 = 0
     @usableFromInline var reportedNonfinite: UInt64 = 0
+    /// `framesSkippedAtPush` already reported as dropped.
+    @usableFromInline var reportedSkippedAtPush: UInt64 = 0
     @usableFromInline var reportedSaturated = false
     /// `framesRejected` as of the last block (a refused push means the
     /// producer paces itself on the ring).
