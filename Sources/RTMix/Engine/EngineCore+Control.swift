@@ -346,7 +346,7 @@ extension EngineCore {
             st.underrunFrames = s.pointee.underrunFrames.read()
             st.underrunEvents = s.pointee.underrunEvents.read()
             st.nonfiniteSamples = s.pointee.nonfinitePushed.read()
-            st.bufferedFrames = s.pointee.ring.bufferedFrames()
+            st.bufferedFrames = buffered(s)
             st.capacityFrames = s.pointee.capacityFrames
             st.bufferedMs = Float(st.bufferedFrames) * 1000 / Float(s.pointee.sampleRate)
             st.gain = s.pointee.requestedGain.load()

@@ -102,7 +102,7 @@ extension EngineCore {
     static func bufferedFrames(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int {
         guard let (slot, s) = pin(e, id: id) else { return -1 }
         defer { unpin(slot) }
-        return s.pointee.ring.bufferedFrames()
+        return buffered(s)
     }
 
     /// Frames a push could add now without dropping or refusing audio, or
@@ -167,5 +167,13 @@ extension EngineCore {
     @_noLocks
     static func writable(_ s: UnsafeMutablePointer<SourceState>) -> Int {
         max(0, min(s.pointee.ring.writableFrames(), s.pointee.capacityFrames - s.pointee.ring.bufferedFrames()))
+    }
+
+    /// Frames buffered as the host sees them: at most the configured
+    /// capacity (a drop-oldest ring may briefly hold more in its headroom;
+    /// the renderer drops that at its next block).
+    @_noLocks
+    static func buffered(_ s: UnsafeMutablePointer<SourceState>) -> Int {
+        min(s.pointee.ring.bufferedFrames(), s.pointee.capacityFrames)
     }
 }
