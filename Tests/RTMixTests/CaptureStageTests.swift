@@ -71,12 +71,8 @@ final class CaptureStageTests: XCTestCase {
 
     // MARK: delay estimator
 
-    func testDelayEstimatorFindsADelayedCopy() {
-        let rate = 16_000, delay = 1_937  // 121.06 ms
-        var e = DelayEstimator(sampleRate: rate)!
-        let far = EchoSim.speech(rate: rate, seconds: 6, seed: 8)
-        var mic = [Float](repeating: 0, count: far.count)
-        for i in delay..<far.count { mic[i] = 0.4 * far[i - delay] }
+    /// Feeds reference and mic in 10 ms calls; returns the last estimate.
+    func feed(_ e: inout DelayEstimator, far: [Float], mic: [Float]) -> DelayEstimator.Estimate? {
         var found: DelayEstimator.Estimate?
         var i = 0
         while i + 160 <= far.count {
@@ -86,6 +82,16 @@ final class CaptureStageTests: XCTestCase {
             if let l = e.latest { found = l; e.latest = nil }
             i += 160
         }
+        return found
+    }
+
+    func testDelayEstimatorFindsADelayedCopy() {
+        let rate = 16_000, delay = 1_937  // 121.06 ms
+        var e = DelayEstimator(sampleRate: rate)!
+        let far = EchoSim.speech(rate: rate, seconds: 6, seed: 8)
+        var mic = [Float](repeating: 0, count: far.count)
+        for i in delay..<far.count { mic[i] = 0.4 * far[i - delay] }
+        let found = feed(&e, far: far, mic: mic)
         let est = try! XCTUnwrap(found)
         // The echo in mic sample n is reference sample n + offset.
         XCTAssertEqual(est.offset, Double(-delay), accuracy: 16)  // 1 ms
@@ -107,15 +113,7 @@ final class CaptureStageTests: XCTestCase {
         let far = EchoSim.speech(rate: rate, seconds: 6, seed: 8)
         var mic = [Float](repeating: 0, count: far.count)
         for i in delay..<far.count { mic[i] = 0.4 * far[i - delay] }
-        var found: DelayEstimator.Estimate?
-        var i = 0
-        while i + 160 <= far.count {
-            far[i..<(i + 160)].withUnsafeBufferPointer { e.appendReference($0.baseAddress!, count: 160) }
-            mic[i..<(i + 160)].withUnsafeBufferPointer { e.appendMic($0.baseAddress!, count: 160) }
-            e.step()
-            if let l = e.latest { found = l; e.latest = nil }
-            i += 160
-        }
+        let found = feed(&e, far: far, mic: mic)
         XCTAssertLessThan(e.micCount, DelayEstimator.rebaseThreshold, "the counters were not rebased")
         let est = try! XCTUnwrap(found)
         XCTAssertEqual(est.offset, Double(-delay), accuracy: 16)
