@@ -588,11 +588,17 @@ int32_t rtmix_source_get_position(rtmix_engine *engine, rtmix_source_id id, rtmi
  * Thread safety: any thread. Real-time safe: yes. */
 int32_t rtmix_engine_set_output_latency_ns(rtmix_engine *engine, uint64_t ns);
 
-/* Interruption (a phone call, the app losing the device). While on, a
- * render call plays silence and consumes nothing, and removed sources are
- * retired at once. When it ends (on = 0), the next render resumes: call
- * sources drop audio older than their target (latency does not grow),
- * media continues where it stopped; both fade in. The same resume happens
+/* Interruption (a phone call, the app losing the device). While on, every
+ * render call, the first one after this returns included, writes exact
+ * silence (zeros) and consumes nothing: what was playing stops at the block
+ * boundary with no fade-out (the device is being taken away; a host whose
+ * device keeps playing and wants a click-free stop pauses the sources or
+ * sets the domain gains to 0, renders one gain ramp, then sets this).
+ * Removed sources are retired at once. When it ends (on = 0), the next
+ * render resumes: call sources drop audio older than their target (latency
+ * does not grow), media continues where it stopped; both fade in from
+ * silence over 2 ms (sample_rate / 500 frames: 96 at 48 kHz). The same
+ * resume happens
  * by itself when render calls stop for more than four block periods (and
  * at least 100 ms: audio servers deliver callbacks in bursts).
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine).

@@ -1575,6 +1575,11 @@ static void test_source_timing(void) {
     render_discard(e, 1, 4800, 480);
     CHECK_ST(rtmix_engine_set_interrupted(e, 1), RTMIX_OK);
     ss = source_stats(e, s);
+    /* Silence from the first render on: no fade-out tail (issue 18). */
+    CHECK_ST(rtmix_render_f32(e, out, 480), RTMIX_OK);
+    silent = 1;
+    for (i = 0; i < 480; i++) if (out[i] != 0.0f) silent = 0;
+    CHECK(silent);
     render_discard(e, 1, 4800, 480); /* a host that keeps rendering: silence */
     {
         rtmix_source_stats after = source_stats(e, s);

@@ -365,6 +365,54 @@ final class SourceTimingTests: XCTestCase {
         }
     }
 
+    /// Issue 18 item 6: rtmix.h promises silence while interrupted, from
+    /// the first render after `setInterrupted(true)`: no 2 ms fade-out
+    /// tail of what was playing (before, the first block carried one:
+    /// 96 non-zero frames at 48 kHz). Also with a tail already pending
+    /// (an underrun at the last frame of the block before). The resume
+    /// fades in over 2 ms (96 frames) from silence, also for an untimed
+    /// source when no render came during the interruption (before, that
+    /// one resumed at full level: a step of 0.5).
+    func testInterruptionIsSilentFromTheFirstRenderAndTheResumeFadesIn() throws {
+        for (domain, rate, gapAt, renderDuring) in [(Domain.media, 48_000, -1, true), (.call, 16_000, -1, true),
+                                                    (.media, 48_000, 479, true), (.media, 48_000, -1, false)] {
+            let label = "\(domain) \(rate) Hz, underrun at \(gapAt), render during \(renderDuring)"
+            let e = makeEngine { $0.channels = 1 }
+            var sc = SourceConfig.classic(domain: domain, sampleRate: rate, channels: 1)
+            sc.bufferFrames = rate
+            let id = try e.addSource(sc)
+            let level: Float = 0.5
+            let perBlock = rate / 100
+            if gapAt >= 0 {
+                e.pushAll(Signal.constant(level, frames: 10 * perBlock + gapAt, channels: 1), to: id, channels: 1)
+                _ = e.renderFrames(10 * 480 + 480)  // ends on the underrun: its tail is pending
+            } else {
+                e.pushAll(Signal.constant(level, frames: rate / 2, channels: 1), to: id, channels: 1)
+                let before = e.renderFrames(4800)
+                XCTAssertEqual(before.last ?? 0, level, accuracy: 0.01, label)
+            }
+            e.setInterrupted(true)
+            if renderDuring {
+                let first = e.renderFrames(480)
+                let loud = first.filter { $0 != 0 }.count
+                XCTAssertEqual(loud, 0, "\(label): non-zero frames in the first render after setInterrupted(true)")
+                print("interruption (\(label)): \(loud) non-zero frames in the first render")
+                XCTAssertTrue(e.renderFrames(2400).allSatisfy { $0 == 0 }, label)
+            }
+            if gapAt >= 0 {
+                e.pushAll(Signal.constant(level, frames: rate / 2, channels: 1), to: id, channels: 1)
+            }
+            e.setInterrupted(false)
+            let resumed = e.renderFrames(480)
+            let fade = 96  // 2 ms at 48 kHz
+            XCTAssertLessThan(abs(resumed[0]), 2 * level / Float(fade), "\(label): resume does not fade in")
+            XCTAssertEqual(resumed[479], level, accuracy: 0.01, label)
+            var worst: Float = 0
+            for i in 1..<resumed.count { worst = max(worst, abs(resumed[i] - resumed[i - 1])) }
+            XCTAssertLessThanOrEqual(worst, 1.5 * level / Float(fade), "\(label): largest step \(worst)")
+        }
+    }
+
     // MARK: A/V sync position
 
     /// A marker pushed right after a render: its predicted play-out time

@@ -121,10 +121,10 @@ extension EngineCore {
     }
 
     /// Interruption (a phone call, the app losing the audio device): while
-    /// on, render plays silence and consumes nothing; removed sources are
-    /// retired at once. When it ends, the next render resumes: call sources
-    /// drop stale audio down to their target, media continues where it
-    /// stopped, both fading in.
+    /// on, render plays silence from the first block on (no fade-out tail)
+    /// and consumes nothing; removed sources are retired at once. When it
+    /// ends, the next render resumes: call sources drop stale audio down to
+    /// their target, media continues where it stopped, all fading in.
     @usableFromInline
     static func setInterrupted(_ e: UnsafeMutablePointer<EngineCore>, _ on: Bool) -> Int32 {
         withControlLock(e) {

@@ -37,7 +37,8 @@ struct EngineCore: ~Copyable {
     /// The engine clock (`setClock`), own allocation: changed by control
     /// threads only while neither render nor capture runs.
     @usableFromInline let clock: UnsafeMutablePointer<EngineClock>
-    /// `setInterrupted(true)`: render plays silence and consumes nothing.
+    /// `setInterrupted(true)`: render plays silence (from the first block:
+    /// no fade-out tail) and consumes nothing.
     @usableFromInline let interrupted = Atomic<Bool>(false)
     /// Incremented when an interruption ends; the renderer treats its next
     /// block as a resume after a stall.

@@ -107,7 +107,8 @@ extension EngineCore {
         let frameTime = e.pointee.framesRendered.read()
         var resumed = noteRenderStart(e, now: now, blockNs: blockNs, frameTime: frameTime)
         let resumeRequests = e.pointee.resumeRequests.load(ordering: .acquiring)
-        if resumeRequests != rs.pointee.resumeSeen {
+        let interruptionEnded = resumeRequests != rs.pointee.resumeSeen
+        if interruptionEnded {
             rs.pointee.resumeSeen = resumeRequests
             resumed = true
         }
@@ -132,7 +133,8 @@ extension EngineCore {
 
         var underruns = 0
         let block = BlockContext(frames: frames, outChannels: channels, outputRate: rs.pointee.sampleRate,
-                                 fadeFrames: rs.pointee.fadeFrames, resumed: resumed, interrupted: interrupted,
+                                 fadeFrames: rs.pointee.fadeFrames, resumed: resumed,
+                                 interruptionEnded: interruptionEnded, interrupted: interrupted,
                                  renderTimeNs: now, blockNs: blockNs)
         var callMixed = false
         for i in 0..<e.pointee.config.maxSources {

@@ -14,19 +14,24 @@ extension EngineCore {
         @usableFromInline var fadeFrames: Int
         /// First block after a stall or an interruption.
         @usableFromInline var resumed: Bool
-        /// `setInterrupted(true)`: silence, nothing consumed.
+        /// First block after `setInterrupted(false)`: every source that
+        /// was playing fades in (the device cut it), untimed ones too.
+        @usableFromInline var interruptionEnded: Bool
+        /// `setInterrupted(true)`: silence from the first block on (no
+        /// fade-out tail), nothing consumed.
         @usableFromInline var interrupted: Bool
         @usableFromInline var renderTimeNs: UInt64
         @usableFromInline var blockNs: UInt64
 
         @usableFromInline @_noLocks
-        init(frames: Int, outChannels: Int, outputRate: Int, fadeFrames: Int, resumed: Bool, interrupted: Bool,
-             renderTimeNs: UInt64, blockNs: UInt64) {
+        init(frames: Int, outChannels: Int, outputRate: Int, fadeFrames: Int, resumed: Bool,
+             interruptionEnded: Bool, interrupted: Bool, renderTimeNs: UInt64, blockNs: UInt64) {
             self.frames = frames
             self.outChannels = outChannels
             self.outputRate = outputRate
             self.fadeFrames = fadeFrames
             self.resumed = resumed
+            self.interruptionEnded = interruptionEnded
             self.interrupted = interrupted
             self.renderTimeNs = renderTimeNs
             self.blockNs = blockNs
@@ -140,13 +145,24 @@ extension EngineCore {
                                            paused: s.pointee.paused.load(ordering: .relaxed) || b.interrupted,
                                            frames: frames)
         if plan.stopBefore { interruptAudio(s, fade: fade) }
+        if b.interrupted {
+            // rtmix.h: while interrupted, every render (the first one
+            // included) is silence: no fade-out tail of what was playing
+            // (the device is being taken away; it would be stale audio
+            // after a gap, and echo reference that was never played). The
+            // resume fades in from silence (plan.fadeIn, below).
+            r.pointee.tail.cancel()
+            r.pointee.tail.forgetHistory()
+            r.pointee.tail.audible = false
+        }
         if plan.started { result.started = max(1, buffered) }
         // Starts fade in, except those of a source without a start
         // threshold, which plays whatever it has whenever it has it: at its
         // first start (its first sample is the stream's beginning: bit-exact
-        // from there) and on a resume after a stall (a continuation).
+        // from there) and on a resume after a stall (a continuation); but
+        // after an interruption every source fades in (rtmix.h).
         if (plan.fadeIn && (r.pointee.playback.hasPlayed || s.pointee.startThresholdFrames > 0))
-            || (b.resumed && wasPlaying && s.pointee.startThresholdFrames > 0) {
+            || (b.resumed && wasPlaying && (s.pointee.startThresholdFrames > 0 || b.interruptionEnded)) {
             r.pointee.fadeIn = 0
         }
         result.underrunEnded = plan.underrunEnded
