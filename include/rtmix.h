@@ -850,8 +850,11 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
 #define RTMIX_EVENT_NONFINITE_INPUT 4 /* NaN/Inf pushed, replaced by 0
                                          [samples since the last report] */
 #define RTMIX_EVENT_LIMITER_ENGAGED 5 /* the limiter started reducing gain
-                                         [lowest gain of the block, millibels
-                                         (dB x 100), negative] */
+                                         [the overload: the gain that brings
+                                         the block's loudest peak down to the
+                                         threshold (threshold / peak), in
+                                         millibels (dB x 100), rounded down:
+                                         -1 or less] */
 #define RTMIX_EVENT_RENDER_SLOW 6     /* a render call took more than half
                                          of its block's duration [ns] */
 #define RTMIX_EVENT_EVENTS_DROPPED 7  /* a queue (256 events) was full;

@@ -62,6 +62,30 @@ final class EventTests: XCTestCase {
         XCTAssertLessThan(events.first?.value ?? 0, -100)  // more than 1 dB of reduction
     }
 
+    /// Issue 18 item 13: `limiterEngaged`'s value is the overload's depth,
+    /// threshold / the block's loudest peak in millibels (rtmix.h), also
+    /// when the overload starts in the block's last frames (as the markers
+    /// of `rtmix-cli live` did). Before, it was the lowest gain applied in
+    /// the block: -0.0x dB there, truncated to 0.
+    func testLimiterEngagedValueIsTheOverloadDepth() throws {
+        for (overAt, peak) in [(478, Float(0.95)), (0, 0.95), (470, 2.0), (479, 0.8915)] {
+            let e = makeEngine { $0.channels = 1 }  // limiter at -1 dBFS
+            let id = try e.addSource(SourceConfig.classic(domain: .media, sampleRate: 48_000, channels: 1))
+            var block = Signal.constant(0.5, frames: 480, channels: 1)
+            for i in overAt..<480 { block[i] = peak }
+            e.pushAll(block, to: id, channels: 1)
+            _ = e.renderFrames(480)
+            let engaged = drain(e).filter { $0.kind == .limiterEngaged }
+            XCTAssertEqual(engaged.count, 1, "over from \(overAt)")
+            let threshold = powf(10, -1.0 / 20)
+            let expected = min(-1, Int64((20 * log10f(threshold / peak) * 100).rounded(.down)))
+            let value = engaged.first?.value ?? 0
+            XCTAssertLessThan(value, 0, "over from \(overAt), peak \(peak): value \(value)")
+            XCTAssertEqual(Double(value), Double(expected), accuracy: 1, "over from \(overAt), peak \(peak)")
+            print("limiterEngaged: peak \(peak) from frame \(overAt): value \(value) mB (expected \(expected))")
+        }
+    }
+
     /// The queue itself (rate limit off, as if 300 distinct sources
     /// posted): a full queue counts its losses, and the drain that reads
     /// the queued events ends with the notice, with no later event needed

@@ -186,9 +186,16 @@ extension EngineCore {
             link.pointee.publishStamp(framesWritten: tap.pointee.framesWritten, ns: link.pointee.now())
         }
         if !wasLimiting && report.lowestGain < 1 {
-            let millibels: Float = _unsafePerformance { rtmix_support_linear_to_db(report.lowestGain) * 100 }
+            // The overload's depth: the gain that brings the block's
+            // loudest peak down to the threshold (rtmix.h), never above the
+            // gain applied (the reduction only moves towards it). Not that
+            // lowest applied gain: an overload that starts in the block's
+            // last frames leaves it at -0.0x dB, which truncated to 0
+            // (issue 18: the markers of `rtmix-cli live`).
+            let needed = rs.pointee.limiter.threshold / max(report.peak, rs.pointee.limiter.threshold)
+            let millibels: Float = _unsafePerformance { rtmix_support_linear_to_db(needed) * 100 }
             e.pointee.events.post(.limiterEngaged, source: 0, frameTime: frameTime,
-                                  value: Int64(millibels))
+                                  value: min(-1, Int64(millibels) - (millibels < Float(Int64(millibels)) ? 1 : 0)))
         }
         noteLimiter(e, lowestGain: report.lowestGain, endGain: rs.pointee.limiter.gain, frameTime: frameTime)
 

@@ -58,6 +58,9 @@ struct Limiter {
         @usableFromInline var nonfiniteSamples = 0
         /// Lowest gain applied in the block (1 when untouched).
         @usableFromInline var lowestGain: Float = 1
+        /// Largest finite |sample| of the block before limiting (measured
+        /// only when the block is not left untouched; 0 otherwise).
+        @usableFromInline var peak: Float = 0
         init() {}
     }
 
@@ -112,6 +115,7 @@ struct Limiter {
                     if x.magnitude > peak { peak = x.magnitude }
                 }
             }
+            if peak > report.peak { report.peak = peak }
             let wanted: Float = peak > threshold ? 1 - threshold / peak : 0
             if wanted > red {
                 red += (wanted - red) * attack
