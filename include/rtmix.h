@@ -899,7 +899,11 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
                                          produced nothing audible at the
                                          output for call_audio_missing_ms;
                                          once, re-armed when it is audible
-                                         again [cause, RTMIX_CALL_MISSING_*] */
+                                         again. Silence is not counted
+                                         while the source is drained (ended
+                                         by rtmix_source_end and played
+                                         out) or the engine interrupted
+                                         [cause, RTMIX_CALL_MISSING_*] */
 #define RTMIX_EVENT_DRIFT_SATURATED 18  /* a source's drift controller is at
                                          its limit (+-2000 ppm) [ppm] */
 #define RTMIX_EVENT_LIMITER_HEAVY 19    /* the limiter reduced the gain by

@@ -357,7 +357,6 @@ final class LiveRun {
         // Control thread (this one): status, events, markers, stall watch.
         var samples: [LiveSample] = []
         var events: [(t: Double, event: EngineEvent)] = []
-        var markerAlarms = 0
         var markerList: [LiveMarker] = []
         var stalls: [LiveStall] = []
         var nextMarker = o.markers > 0 && markerID != nil ? 2.0 : Double.infinity
@@ -380,13 +379,6 @@ final class LiveRun {
                                           estimatedDelayMs: cs.estimatedDelayMs, delaySource: cs.delaySource, erleDb: cs.erleDb))
             }
             while let ev = engine.nextEvent() {
-                // The marker source is silent between markers by design: its
-                // "no call audio" alarms are expected, not the user's problem
-                // (counted in the report, not shown as alarms).
-                if ev.kind == .callAudioMissing, let markerID, ev.source == markerID {
-                    markerAlarms += 1
-                    continue
-                }
                 events.append((t, ev))
                 if !o.benchmark {
                     print("live: event at \(fixed(t, 2)) s: \(ev.kind)" + (ev.source.map { " source \(names[$0] ?? "\($0.rawValue)")" } ?? "")
@@ -441,7 +433,6 @@ final class LiveRun {
         writer.done.store(true, ordering: .releasing)
         for th in threads { th.join() }
         while let ev = engine.nextEvent() {
-            if ev.kind == .callAudioMissing, let markerID, ev.source == markerID { markerAlarms += 1; continue }
             events.append((wall, ev))
         }
         if let error = writer.error { throw error }
@@ -459,7 +450,7 @@ final class LiveRun {
                           events: events, markers: markerList, stalls: stalls, wallSeconds: wall, streamDied: streamDied,
                           duplex: duplex, outputLatency: streams.outputLatency, inputLatency: streams.inputLatency,
                           voice: try? engine.stats(for: voiceID), media: try? engine.stats(for: mediaID),
-                          marker: markerID.flatMap { try? engine.stats(for: $0) }, names: names, markerAlarms: markerAlarms)
+                          marker: markerID.flatMap { try? engine.stats(for: $0) }, names: names)
     }
 
     /// The loopback latency at one marker: the marker's peak in the played

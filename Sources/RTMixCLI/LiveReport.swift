@@ -16,9 +16,6 @@ struct LiveReport {
     let outputLatency: Double, inputLatency: Double
     let voice: SourceStats?, media: SourceStats?, marker: SourceStats?
     let names: [SourceID: String]
-    /// callAudioMissing alarms of the marker source (expected: it is silent
-    /// between markers), left out of `events`.
-    let markerAlarms: Int
 
     /// Checks that failed (empty without --check).
     var failures: [String] { checks.filter { !$0.ok }.map(\.what) }
@@ -107,8 +104,7 @@ struct LiveReport {
         }
         var counts: [String: Int] = [:]
         for e in events { counts["\(e.event.kind)", default: 0] += 1 }
-        add("engine events", (counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
-            + (markerAlarms > 0 ? " (+ \(markerAlarms) callAudioMissing of the marker source, silent between markers by design)" : ""))
+        add("engine events", counts.isEmpty ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         if o.check {
             lines.append("")
             for c in checks {

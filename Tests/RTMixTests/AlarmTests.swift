@@ -230,6 +230,30 @@ final class AlarmTests: XCTestCase {
         XCTAssertEqual(missingEvents(e).map(\.value), [CallAudioMissingCause.notFed.rawValue])  // re-armed
     }
 
+    /// Issue 18 item 13: a call source the host ended (and that played
+    /// out), like the marker source of `rtmix-cli live` between markers,
+    /// or one silent during an interruption, is expected to be silent: no
+    /// alarm (before: `notFed` after 2 s). Reopened by a flush and not fed,
+    /// it alarms again.
+    func testNoRtcSoundAlarmForAnEndedOrInterruptedCallSource() throws {
+        let e = try simulatedEngine()
+        let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 1))
+        let block = Signal.sine(frequency: 440, rate: 48_000, frames: 480, channels: 1, amplitude: 0.3, phase: 0)
+        e.pushAll(block, to: id, channels: 1)
+        try e.endSource(id)
+        render(e, ms: 5000)
+        XCTAssertEqual(try e.stats(for: id).phase, .drained)
+        XCTAssertEqual(missingEvents(e), [], "ended source")
+        try e.flush(id)
+        render(e, ms: 2100)
+        XCTAssertEqual(missingEvents(e).map(\.value), [CallAudioMissingCause.notFed.rawValue], "reopened, not fed")
+        render(e, ms: 500) { _ in e.pushAll(block, to: id, channels: 1) }
+        e.setInterrupted(true)
+        // Fed all along (what does not fit is refused: nothing is consumed).
+        render(e, ms: 5000) { _ in _ = block.withUnsafeBufferPointer { try? e.push($0, to: id, channels: 1) } }
+        XCTAssertEqual(missingEvents(e), [], "interrupted")
+    }
+
     func testNoRtcSoundWhenTheCallSourceIsMuted() throws {
         let e = try simulatedEngine { $0.callAudioMissingMs = 500 }
         let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 1))

@@ -41,6 +41,15 @@ extension EngineCore {
             m.pointee.lastPushed = 0
             m.pointee.lastRendered = 0
         }
+        if s.pointee.render.pointee.playback.isDrained || e.pointee.interrupted.load(ordering: .relaxed) {
+            // Expected silence, not "no RTC sound": the host ended the
+            // stream (rtmix_source_end, played out; a flush reopens it) or
+            // marked the output interrupted. Counting starts over after.
+            m.pointee.monitor.reset(alarmFrames: m.pointee.monitor.alarmFrames)
+            m.pointee.lastPushed = pushed
+            m.pointee.lastRendered = rendered
+            return
+        }
         let produced = Int(truncatingIfNeeded: min(rendered &- m.pointee.lastRendered, UInt64(Int.max / 2)))
         let cause = m.pointee.monitor.update(frames: frames, fed: pushed != m.pointee.lastPushed,
                                              producedFrames: produced, inputPeak: result.inputPeak,
