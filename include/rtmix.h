@@ -592,15 +592,16 @@ int32_t rtmix_engine_set_output_latency_ns(rtmix_engine *engine, uint64_t ns);
  * render call, the first one after this returns included, writes exact
  * silence (zeros) and consumes nothing: what was playing stops at the block
  * boundary with no fade-out (the device is being taken away; a host whose
- * device keeps playing and wants a click-free stop pauses the sources or
- * sets the domain gains to 0, renders one gain ramp, then sets this).
+ * device keeps playing and wants a click-free stop first pauses the
+ * sources (2 ms fade) or sets the domain gains to 0 (gain_ramp_ms), renders
+ * that long, then sets this).
  * Removed sources are retired at once. When it ends (on = 0), the next
  * render resumes: call sources drop audio older than their target (latency
  * does not grow), media continues where it stopped; both fade in from
  * silence over 2 ms (sample_rate / 500 frames: 96 at 48 kHz). The same
- * resume happens
- * by itself when render calls stop for more than four block periods (and
- * at least 100 ms: audio servers deliver callbacks in bursts).
+ * resume happens by itself when render calls stop for more than four block
+ * periods (and at least 100 ms: audio servers deliver callbacks in bursts;
+ * there sources without a start threshold continue without a fade).
  * Errors: RTMIX_ERR_INVALID_ARGUMENT (NULL engine).
  * Thread safety: control threads. Real-time safe: no (takes the control
  * lock); never blocks the render or producer threads. */
