@@ -1,4 +1,5 @@
 import CRTMixSupport
+import Synchronization
 
 /// The capture call itself. Real-time safe: no locks, allocation or
 /// reference counting (`@_noLocks` checks it).
