@@ -252,9 +252,15 @@ final class LiveRun {
             mediaID = try engine.addSource(mc)
             if o.markers > 0 && !o.benchmark {
                 // Short impulses pushed now and then: play each at once.
+                // Each marker is a stream of its own (flush, push, end):
+                // ended in between, and from the start, so that its silence
+                // is expected, not a "no RTC sound" alarm (the first marker
+                // comes 2 s in, when that alarm is due).
                 var kc = SourceConfig(domain: .call, sampleRate: rate, channels: 1)
                 kc.untimed()
-                markerID = try engine.addSource(kc)
+                let id = try engine.addSource(kc)
+                try engine.endSource(id)
+                markerID = id
             }
             try engine.setPublishGain(o.publishGain, for: .media)
             if let hint = o.delayHintMs { try engine.setStreamDelay(ms: hint) }
