@@ -56,7 +56,9 @@ import CRTMixSupport
 ///    (rule 3) holds the low-water mark at this effective target. It never
 ///    engages control by itself: a producer on the render clock stays at
 ///    exactly 0 (rule 1). Windows with a dip are left out of the rate
-///    regression (rule 2): a network hold is a late delivery, not a rate.
+///    regression (rule 2): a network hold is a late delivery, not a rate;
+///    and the regression's clock runs on through an underrun
+///    (`starvedBlock`): what arrives meanwhile is not a rate either.
 @usableFromInline
 struct DriftController {
     @usableFromInline static var omega: Double { 0.05 }
@@ -267,6 +269,16 @@ struct DriftController {
         targetFrames = min(maxTargetFrames, max(configuredTargetFrames, wanted))
     }
 
+    /// A silent block while the source is starved (an underrun, re-priming):
+    /// the producer's clock runs on, so the regression's time axis does
+    /// too. Without this the frames delivered during the gap looked like a
+    /// burst of rate (measured: +878 ppm read for a −500 ppm voice after a
+    /// re-prime, engaging control the wrong way).
+    @usableFromInline @_noLocks
+    mutating func starvedBlock(blockSeconds: Double) {
+        time += blockSeconds
+    }
+
     /// The source ran dry while playing (an underrun began).
     @usableFromInline @_noLocks
     mutating func underrunBegan() {
@@ -333,8 +345,12 @@ struct DriftController {
         // Rule 5: a window whose low-water mark fell well below the smoothed
         // one is delivery jitter (a hold, a late packet): it sets the
         // target and stays out of the rate regression.
+        // Judged against the 2 s mean of window minima (the 8 s one lags a
+        // drifting level by several ms: at -1000 ppm before control engaged,
+        // plain drift read as dips and slowed engagement); the depth is
+        // measured against the smoothed low-water mark the trim holds.
         let dip = lastLowWater >= 0 ? lastLowWater - windowMin : 0
-        let isDip = dip >= DriftController.dipSeconds * sampleRate
+        let isDip = levelFast >= 0 && levelFast - windowMin >= DriftController.dipSeconds * sampleRate
         ageJitter(elapsed)
         if isDip { observeDip(dip) }
         observeSpan(windowMax - windowMin)

@@ -168,6 +168,9 @@ extension EngineCore {
         if plan.underrunFrames > 0 {
             result.underrunFrames = plan.underrunFrames
             s.pointee.underrunFrames.add(plan.underrunFrames)
+            if s.pointee.driftTargetFrames > 0 {
+                r.pointee.drift.starvedBlock(blockSeconds: Double(frames) / Double(b.outputRate))
+            }
         }
 
         // 5. Fetch (bypass | fixed-ratio resampler) and the drift stage,
