@@ -252,7 +252,18 @@ typedef struct rtmix_source_config {
                                correction says is the producer's: control
                                is released back to exactly 1 (never
                                wound up or saturated); a refused push does
-                               the same at once. See docs/source-timing.md */
+                               the same at once. (5) The target held is
+                               this one raised to cover the producer's
+                               delivery jitter (the deepest dip of the
+                               level below its low-water mark, or an
+                               underrun's gap, plus one block and 15 ms;
+                               at most half the ring; held 60 s, then
+                               decaying): after an underrun the source
+                               re-primes to it (effective_target_ms in
+                               the source stats). Windows with a dip
+                               stay out of the rate in (2). It never
+                               engages control by itself. See
+                               docs/source-timing.md */
     /* --- appended in 0.3 (older, shorter structs get the defaults) --- */
     float start_threshold_ms; /* audio a source must hold before it starts
                                (and restarts after an underrun or a flush),
@@ -382,6 +393,15 @@ typedef struct rtmix_source_stats {
     uint32_t writable_frames; /* frames a push could add without dropping
                                  or refusing audio */
     uint32_t reserved;        /* 0 */
+    /* --- appended in 0.4 --- */
+    float effective_target_ms; /* the low-water mark drift control holds
+                                 now (rule 5 at target_buffer_ms):
+                                 target_ms raised to cover the producer's
+                                 delivery jitter (network holds, late
+                                 packets, underrun gaps), at most half the
+                                 ring; decays back once the jitter is gone.
+                                 = target_ms without jitter; 0 when off */
+    uint32_t reserved2;       /* 0 */
 } rtmix_source_stats;
 
 /* ------------------------------------------------------------------------ */

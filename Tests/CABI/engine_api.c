@@ -1472,6 +1472,7 @@ static void test_source_timing(void) {
     CHECK_U64(ss.state, RTMIX_SOURCE_STATE_PRIMING);
     CHECK_U64(ss.underrun_frames, 0);
     CHECK(ss.target_ms == 100.0f);
+    CHECK(ss.effective_target_ms == 100.0f); /* no delivery jitter seen */
     CHECK_ST(rtmix_source_push_f32(e, s, in, 4800, &acc), RTMIX_OK);
     render_discard(e, 1, 480, 480);
     ss = source_stats(e, s);

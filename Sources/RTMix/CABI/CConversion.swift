@@ -190,6 +190,7 @@ enum CConversion {
         r.ended = s.ended ? 1 : 0
         r.pull = s.pull ? 1 : 0
         r.writable_frames = UInt32(clamping: s.writableFrames)
+        r.effective_target_ms = s.effectiveTargetMs
         return r
     }
 

@@ -355,6 +355,7 @@ extension EngineCore {
             st.driftEstimatePpm = s.pointee.driftEstimatePpm.load()
             st.lowWaterMs = s.pointee.lowWaterMs.load()
             st.targetMs = Float(s.pointee.driftTargetFrames * 1000 / Double(s.pointee.sampleRate))
+            st.effectiveTargetMs = s.pointee.effectiveTargetMs.load()
             st.driftSaturated = s.pointee.driftSaturated.load(ordering: .relaxed)
             st.framesDropped = s.pointee.framesDropped.read() &+ s.pointee.framesSkippedAtPush.read()
             st.framesFlushed = s.pointee.framesFlushed.read()

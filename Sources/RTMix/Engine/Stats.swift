@@ -122,5 +122,9 @@ public struct SourceStats: Sendable, Equatable {
     public var pull = false
     /// Frames a push could add now without dropping or refusing audio.
     public var writableFrames = 0
+    /// The target drift control holds now, ms: `targetMs` raised to cover
+    /// the producer's delivery jitter (holds, late packets, underruns), at
+    /// most half the ring; it decays back once the jitter is gone. 0: off.
+    public var effectiveTargetMs: Float = 0
     public init() {}
 }

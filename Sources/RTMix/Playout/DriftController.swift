@@ -42,6 +42,23 @@ import CRTMixSupport
 ///    level becomes the anchor. Nothing winds up or saturates on such a
 ///    producer. A refused push (the producer paces on a full ring) does the
 ///    same at once (`holdOff`).
+/// 5. **The target follows the producer's delivery jitter** (a jitter
+///    buffer's delay manager, as WebRTC NetEQ's): `targetFrames` is the
+///    configured target, raised to cover the deepest dip of the level
+///    seen (plus one block and `jitterMarginSeconds`), at most
+///    `maxTargetFrames`. A dip is a window whose low-water mark falls
+///    below the smoothed one (network holds, late packets), or an
+///    underrun: then the level before the gap plus the frames missed,
+///    measured when delivery resumes (`observeGap`), and the source
+///    re-primes to the raised target. The depth is held `jitterHoldSeconds`
+///    after the last comparable dip, then decays (time constant
+///    `jitterDecaySeconds`) back towards the configured target. The trim
+///    (rule 3) holds the low-water mark at this effective target. It never
+///    engages control by itself: a producer on the render clock stays at
+///    exactly 0 (rule 1). Windows with a dip are left out of the rate
+///    regression (rule 2): a network hold is a late delivery, not a rate;
+///    and the regression's clock runs on through an underrun
+///    (`starvedBlock`): what arrives meanwhile is not a rate either.
 @usableFromInline
 struct DriftController {
     @usableFromInline static var omega: Double { 0.05 }
@@ -77,9 +94,52 @@ struct DriftController {
     /// Windows averaged for the anchor and the level mean (4 s).
     @usableFromInline static var anchorWindows: Int { 8 }
 
-    /// Target low-water mark, in source frames.
-    @usableFromInline let targetFrames: Double
+    /// Margin kept below the deepest dip, on top of one block (15 ms):
+    /// what the level may lose to drift before control engages, and the
+    /// block-by-block quantisation of the level.
+    @usableFromInline static var jitterMarginSeconds: Double { 0.015 }
+    /// A dip this deep (or deeper) below the smoothed low-water mark is
+    /// delivery jitter: it raises the target and is left out of the rate
+    /// regression (10 ms; uniform ±10 ms jitter moves window minima by a
+    /// few ms).
+    @usableFromInline static var dipSeconds: Double { 0.010 }
+    /// Seconds the jitter depth is held after the last dip of at least
+    /// half of it (periodic holds keep it).
+    @usableFromInline static var jitterHoldSeconds: Double { 60 }
+    /// Time constant of the depth's decay after the hold, seconds.
+    @usableFromInline static var jitterDecaySeconds: Double { 60 }
+
+    /// The configured target low-water mark, in source frames (the least
+    /// the effective target can be).
+    @usableFromInline let configuredTargetFrames: Double
+    /// The effective target low-water mark, in source frames (rule 5): the
+    /// configured one, raised to cover the producer's delivery jitter.
+    @usableFromInline var targetFrames: Double
+    /// The most the effective target may be, frames.
+    @usableFromInline let maxTargetFrames: Double
     @usableFromInline let sampleRate: Double
+    // delivery jitter (rule 5)
+    /// Deepest dip of the level below its smoothed low-water mark (frames).
+    @usableFromInline var jitterDepth: Double = 0
+    /// Output seconds since the last dip of at least half `jitterDepth`.
+    @usableFromInline var sinceDip: Double = 0
+    /// Input frames one block consumes (the level must hold one block).
+    @usableFromInline var blockFrames: Double = 0
+    /// Widest swing of the level (peak-to-peak in a window, or the level
+    /// before an underrun plus the frames missed), held and decaying as
+    /// `jitterDepth` (frames): what a re-primed source must hold so that
+    /// the next gap leaves it a margin.
+    @usableFromInline var jitterSpan: Double = 0
+    @usableFromInline var sinceSpan: Double = 0
+    /// The last complete window's highest level (frames; -1: none).
+    @usableFromInline var lastWindowMax: Double = -1
+    /// An underrun is in progress and its gap not yet measured.
+    @usableFromInline var gapOpen = false
+    /// The smoothed low-water mark when the underrun began (frames; -1:
+    /// not known yet).
+    @usableFromInline var levelBeforeGap: Double = -1
+    /// The highest level in the window before the underrun (frames).
+    @usableFromInline var peakBeforeGap: Double = 0
 
     // level
     @usableFromInline var windowMin: Double = .infinity
@@ -147,9 +207,98 @@ struct DriftController {
     /// Times control was released because the level did not respond.
     @usableFromInline var releases = 0
 
-    init(targetFrames: Double, sampleRate: Int) {
+    /// `maxTargetFrames`: the cap of the effective target (at least the
+    /// configured one).
+    init(targetFrames: Double, sampleRate: Int, maxTargetFrames: Double = .infinity) {
+        self.configuredTargetFrames = targetFrames
         self.targetFrames = targetFrames
+        self.maxTargetFrames = max(targetFrames, maxTargetFrames)
         self.sampleRate = Double(sampleRate)
+    }
+
+    /// What the re-priming threshold after an underrun adds to the
+    /// configured one (frames, ≥ 0): once delivery jitter was seen, the
+    /// source re-primes to the effective target, or to one block, the
+    /// margin and the widest swing of the level if that is more (priming
+    /// ends on a delivery, at the top of the swing: the low-water mark
+    /// lands a swing below it).
+    @usableFromInline var reprimeRaise: Double {
+        @_noLocks get {
+            guard jitterDepth > 0 || jitterSpan > 0 else { return 0 }
+            let margin = blockFrames + DriftController.jitterMarginSeconds * sampleRate
+            let spanLevel = jitterSpan > 0 ? min(maxTargetFrames, jitterSpan + margin) : 0
+            return max(0, max(targetFrames, spanLevel) - configuredTargetFrames)
+        }
+    }
+
+    /// Rule 5: the level swung `span` frames (peak to trough), seen now.
+    @usableFromInline @_noLocks
+    mutating func observeSpan(_ span: Double) {
+        guard span > 0 else { return }
+        if span >= jitterSpan / 2 { sinceSpan = 0 }
+        if span > jitterSpan { jitterSpan = span }
+    }
+
+    /// Rule 5: a dip of `depth` frames below the smoothed low-water mark,
+    /// seen now. Raises the jitter depth (and the effective target).
+    @usableFromInline @_noLocks
+    mutating func observeDip(_ depth: Double) {
+        guard depth > 0 else { return }
+        if depth >= jitterDepth / 2 { sinceDip = 0 }
+        if depth > jitterDepth { jitterDepth = depth }
+        updateTarget()
+    }
+
+    /// Rule 5: the depth held, then decaying, over `elapsed` seconds.
+    @usableFromInline @_noLocks
+    mutating func ageJitter(_ elapsed: Double) {
+        sinceDip += elapsed
+        sinceSpan += elapsed
+        let decay = min(1, elapsed / DriftController.jitterDecaySeconds)
+        if sinceDip > DriftController.jitterHoldSeconds && jitterDepth > 0 {
+            jitterDepth -= jitterDepth * decay
+            updateTarget()
+        }
+        if sinceSpan > DriftController.jitterHoldSeconds { jitterSpan -= jitterSpan * decay }
+    }
+
+    @usableFromInline @_noLocks
+    mutating func updateTarget() {
+        let margin = blockFrames + DriftController.jitterMarginSeconds * sampleRate
+        let wanted = jitterDepth > 0 ? jitterDepth + margin : 0
+        targetFrames = min(maxTargetFrames, max(configuredTargetFrames, wanted))
+    }
+
+    /// A silent block while the source is starved (an underrun, re-priming):
+    /// the producer's clock runs on, so the regression's time axis does
+    /// too. Without this the frames delivered during the gap looked like a
+    /// burst of rate (measured: +878 ppm read for a −500 ppm voice after a
+    /// re-prime, engaging control the wrong way).
+    @usableFromInline @_noLocks
+    mutating func starvedBlock(blockSeconds: Double) {
+        time += blockSeconds
+    }
+
+    /// The source ran dry while playing (an underrun began).
+    @usableFromInline @_noLocks
+    mutating func underrunBegan() {
+        gapOpen = true
+        levelBeforeGap = lastLowWater
+        peakBeforeGap = max(0, max(windowMax, lastWindowMax))
+    }
+
+    /// Rule 5: delivery resumed after an underrun that missed `missed`
+    /// input frames (called once per underrun, before the re-priming
+    /// threshold is decided). The gap the level had to cover was the
+    /// level before it plus what was missed.
+    @usableFromInline @_noLocks
+    mutating func observeGap(missed: Double) {
+        guard gapOpen else { return }
+        gapOpen = false
+        observeSpan(peakBeforeGap + missed)
+        // The depth below the smoothed low-water mark, when there is one
+        // (a source that ran dry in its first window has none yet).
+        if levelBeforeGap >= 0 { observeDip(levelBeforeGap + missed) }
     }
 
     /// The producer's drift estimate in ppm, when it is significant (rule
@@ -175,6 +324,7 @@ struct DriftController {
     /// Returns the correction to apply (fraction: > 0 consumes faster).
     @usableFromInline @_noLocks
     mutating func update(level: Double, consumed: Double, blockSeconds: Double) -> Double {
+        blockFrames = blockSeconds * sampleRate
         if level < windowMin {
             windowMin = level
             windowMinTime = time + windowElapsed
@@ -192,7 +342,20 @@ struct DriftController {
     @usableFromInline @_noLocks
     mutating func endWindow() {
         let elapsed = windowElapsed
-        observeArrivals(windowMinArrived, at: windowMinTime, elapsed: elapsed)
+        // Rule 5: a window whose low-water mark fell well below the smoothed
+        // one is delivery jitter (a hold, a late packet): it sets the
+        // target and stays out of the rate regression.
+        // Judged against the 2 s mean of window minima (the 8 s one lags a
+        // drifting level by several ms: at -1000 ppm before control engaged,
+        // plain drift read as dips and slowed engagement); the depth is
+        // measured against the smoothed low-water mark the trim holds.
+        let dip = lastLowWater >= 0 ? lastLowWater - windowMin : 0
+        let isDip = levelFast >= 0 && levelFast - windowMin >= DriftController.dipSeconds * sampleRate
+        ageJitter(elapsed)
+        if isDip { observeDip(dip) }
+        observeSpan(windowMax - windowMin)
+        lastWindowMax = windowMax
+        observeArrivals(windowMinArrived, at: windowMinTime, elapsed: elapsed, skip: isDip)
         let p2p = windowMax - windowMin
         if lastLowWater < 0 {
             lastLowWater = windowMin
@@ -342,13 +505,14 @@ struct DriftController {
     /// 10 s. The first `settleSeconds` after a (re)start are left out: a
     /// producer filling the ring at the start would tilt the line.
     @usableFromInline @_noLocks
-    mutating func observeArrivals(_ arrived: Double, at t: Double, elapsed: Double) {
+    mutating func observeArrivals(_ arrived: Double, at t: Double, elapsed: Double, skip: Bool = false) {
         time += elapsed
         if sinceRestart < DriftController.settleSeconds {
             sinceRestart += elapsed
             return
         }
         regressionAge += elapsed
+        if skip { return }
         let lambda = 1 - elapsed / DriftController.regressionSeconds
         weight = weight * lambda + 1
         let dx = t - meanX
@@ -380,6 +544,11 @@ struct DriftController {
         restartWindow()
         engaged = false
         resetAnchor()
+        // Nor is there delivery jitter to cover: the target is the configured one.
+        jitterDepth = 0
+        jitterSpan = 0
+        gapOpen = false
+        updateTarget()
         integral = 0
         estimateValid = false
         estimate = 0

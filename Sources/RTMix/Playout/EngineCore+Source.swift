@@ -114,7 +114,9 @@ extension EngineCore {
             // target is a low-water mark, reached just before a push lands.
             let slack = Int(staleSlackSeconds * srcRate)
             let onePush = min(Int(truncatingIfNeeded: s.pointee.lastPushFrames.read()), slack)
-            let keep = max(max(Int(s.pointee.driftTargetFrames), s.pointee.startThresholdFrames), blockInput) + onePush
+            // The target is the effective one (it covers the producer's
+            // delivery jitter: DriftController, rule 5).
+            let keep = max(max(Int(r.pointee.drift.targetFrames), s.pointee.startThresholdFrames), blockInput) + onePush
             let stale = b.resumed && fill > keep
             if fill > capacity - capacity / 4 || stale {
                 let n = s.pointee.ring.skipToNewest(keep: keep)
@@ -139,7 +141,19 @@ extension EngineCore {
 
         // 4. The state machine decides the block.
         let buffered = s.pointee.ring.bufferedFrames()
-        let threshold = s.pointee.startThresholdFrames > 0 ? max(s.pointee.startThresholdFrames, blockInput) : 1
+        if buffered > 0 && r.pointee.drift.gapOpen && r.pointee.playback.isStarved {
+            // Delivery resumed after an underrun: the gap raises the
+            // effective target (DriftController, rule 5) before the
+            // re-priming threshold is decided.
+            r.pointee.drift.observeGap(missed: Double(r.pointee.playback.episodeMissed) * srcRate
+                                           / Double(b.outputRate))
+        }
+        // After an underrun the start threshold is raised to cover the
+        // delivery jitter seen (a jitter buffer re-primes deeper); a first
+        // start, a flush or a resume keep the configured one.
+        let raise = r.pointee.playback.isStarved ? Int(r.pointee.drift.reprimeRaise) : 0
+        let threshold = s.pointee.startThresholdFrames > 0
+            ? max(s.pointee.startThresholdFrames + raise, blockInput) : 1
         let wasPlaying = r.pointee.playback.isPlaying
         let plan = r.pointee.playback.plan(buffered: buffered, threshold: threshold,
                                            paused: s.pointee.paused.load(ordering: .relaxed) || b.interrupted,
@@ -170,6 +184,9 @@ extension EngineCore {
         if plan.underrunFrames > 0 {
             result.underrunFrames = plan.underrunFrames
             s.pointee.underrunFrames.add(plan.underrunFrames)
+            if s.pointee.driftTargetFrames > 0 {
+                r.pointee.drift.starvedBlock(blockSeconds: Double(frames) / Double(b.outputRate))
+            }
         }
 
         // 5. Fetch (bypass | fixed-ratio resampler) and the drift stage,
@@ -205,6 +222,7 @@ extension EngineCore {
             if fin.underrunBegan {
                 result.underrunBegan = true
                 s.pointee.underrunEvents.add(1)
+                if s.pointee.driftTargetFrames > 0 { r.pointee.drift.underrunBegan() }
             }
             if fin.drained { result.drained = true }
             if produced == 0 && r.pointee.tail.audible {
@@ -339,6 +357,7 @@ extension EngineCore {
     static func publishDrift(_ s: UnsafeMutablePointer<SourceState>, _ r: UnsafeMutablePointer<SourceRenderState>) {
         s.pointee.driftEstimatePpm.store(Float(r.pointee.drift.estimatePpm))
         s.pointee.lowWaterMs.store(Float(r.pointee.drift.lastLowWater * 1000 / Double(s.pointee.sampleRate)))
+        s.pointee.effectiveTargetMs.store(Float(r.pointee.drift.targetFrames * 1000 / Double(s.pointee.sampleRate)))
         s.pointee.driftSaturated.store(r.pointee.drift.saturated, ordering: .relaxed)
     }
 

@@ -73,10 +73,12 @@ extension EngineCore {
     @_noLocks
     static func trimExcess(_ s: UnsafeMutablePointer<SourceState>, _ r: UnsafeMutablePointer<SourceRenderState>,
                            fade: Int, _ result: inout SourceResult) {
-        let excess = r.pointee.drift.lastLowWater - s.pointee.driftTargetFrames
+        // The effective target (DriftController, rule 5).
+        let target = r.pointee.drift.targetFrames
+        let excess = r.pointee.drift.lastLowWater - target
         let srcRate = Double(s.pointee.sampleRate)
         let slack = trimExcessSeconds * srcRate
-        let limit = slack > s.pointee.driftTargetFrames ? slack : s.pointee.driftTargetFrames
+        let limit = slack > target ? slack : target
         guard s.pointee.dropOldest, excess > limit else { return }
         let n = s.pointee.ring.discard(Int(excess))
         guard n > 0 else { return }

@@ -44,6 +44,9 @@ struct SourcePlayback {
     @usableFromInline var isPlaying: Bool {
         @_noLocks get { if case .playing = phase { return true } else { return false } }
     }
+    @usableFromInline var isStarved: Bool {
+        @_noLocks get { if case .starved = phase { return true } else { return false } }
+    }
     /// `phase.rawValue`, for the statistics atomic.
     @usableFromInline var phaseCode: Int32 {
         @_noLocks get {

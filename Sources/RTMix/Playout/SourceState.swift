@@ -88,6 +88,8 @@ struct SourceState: ~Copyable {
     @usableFromInline let driftEstimatePpm = AtomicFloat(0)
     /// Last window's low-water mark of the buffer, ms (-1 before the first).
     @usableFromInline let lowWaterMs = AtomicFloat(-1)
+    /// The effective drift target (DriftController, rule 5), ms; 0 when off.
+    @usableFromInline let effectiveTargetMs: AtomicFloat
     @usableFromInline let driftSaturated = Atomic<Bool>(false)
     /// Frames the renderer dropped (stale or overwritten audio, flushes).
     @usableFromInline let framesDropped = Counter()
@@ -109,6 +111,7 @@ struct SourceState: ~Copyable {
         let target = pull == nil ? config.targetBufferMs : 0
         driftCompensation = target > 0
         driftTargetFrames = Double(config.sampleRate) * Double(target) / 1000
+        effectiveTargetMs = AtomicFloat(target)
         startThresholdFrames = pull == nil ? config.startThresholdFrames : 0
         dropOldest = config.effectiveOverrunPolicy == .dropOldest
         capacityFrames = config.ringCapacityFrames
@@ -153,7 +156,8 @@ struct SourceState: ~Copyable {
         }
         guard let render = Allocation.make(SourceRenderState(
             gainRamp: GainRamp(initial: config.gain, rampFrames: rampFrames), resampler: resampler,
-            tail: tail, drift: DriftController(targetFrames: driftTargetFrames, sampleRate: config.sampleRate))) else {
+            tail: tail, drift: DriftController(targetFrames: driftTargetFrames, sampleRate: config.sampleRate,
+                                               maxTargetFrames: Double(config.ringCapacityFrames / 2)))) else {
             Allocation.free(scratch)
             Allocation.free(gainCurve)
             Allocation.free(zeros)
