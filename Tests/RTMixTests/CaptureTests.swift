@@ -97,7 +97,9 @@ final class CaptureTests: XCTestCase {
         let erle = median(r, rate: 16_000, from: 2)
         let first = EchoSim.erle(mic: r.mic, out: r.out, rate: 16_000, from: 0, to: 1)
         print("mixed stream, hint: median ERLE \(erle) dB, first second \(first) dB, stats \(r.stats.erleDb)")
-        XCTAssertGreaterThan(erle, 40)
+        // Per-bin suppression (issue 16): 29.5 dB measured; the broadband
+        // gate it replaced reached > 40 here by muting, and cut talkers.
+        XCTAssertGreaterThan(erle, 26)
         XCTAssertGreaterThan(first, 20)
         XCTAssertEqual(r.stats.delaySource, .hint)
     }
@@ -107,7 +109,8 @@ final class CaptureTests: XCTestCase {
             let r = try EchoScenario(captureRate: capture, outputRate: output, seconds: 10, delayMs: 80).run()
             let erle = median(r, rate: capture, from: 3)
             print("\(output)->\(capture): median ERLE \(erle) dB, delay \(r.stats.delayMs) ms")
-            XCTAssertGreaterThan(erle, 35, "\(output)->\(capture)")
+            // Measured 32.8 (16 kHz) / 26.9 dB (48 kHz) with per-bin suppression.
+            XCTAssertGreaterThan(erle, 24, "\(output)->\(capture)")
             XCTAssertEqual(Double(r.stats.delayMs), 80, accuracy: 4, "\(output)->\(capture)")
         }
     }
@@ -117,7 +120,9 @@ final class CaptureTests: XCTestCase {
         let voiceOnly = try EchoScenario(seconds: 10, hintMs: 120, voiceOnlyReference: true).run()
         let a = median(mixed, rate: 16_000, from: 2), b = median(voiceOnly, rate: 16_000, from: 2)
         print("ERLE with the whole mix as reference \(a) dB, voice only \(b) dB")
-        XCTAssertGreaterThan(a - b, 15)
+        // 14.9 dB measured with the per-bin suppressor (issue 16; 21.3 vs
+        // 6.4 dB), 17.2 with it at 0 dB overdrive.
+        XCTAssertGreaterThan(a - b, 12)
     }
 
     func testDelayIsEstimatedWithoutHint() throws {
@@ -126,7 +131,8 @@ final class CaptureTests: XCTestCase {
             let erle = median(r, rate: 16_000, from: 5)
             print("auto delay \(delay) ms: estimate \(r.stats.delayMs) ms (\(r.stats.delaySource)), ERLE \(erle) dB")
             XCTAssertEqual(Double(r.stats.delayMs), delay, accuracy: 4, "delay \(delay)")
-            XCTAssertGreaterThan(erle, 30, "delay \(delay)")
+            // Measured 27.9–33.1 dB with per-bin suppression.
+            XCTAssertGreaterThan(erle, 25, "delay \(delay)")
         }
     }
 
@@ -174,6 +180,34 @@ final class CaptureTests: XCTestCase {
         print("double talk: near-end segmental SNR \(out.segmentalSnr) dB at lag \(out.lag) (mic \(mic.segmentalSnr) dB); double-talk frames \(r.stats.doubleTalkFrames)")
         XCTAssertGreaterThan(out.segmentalSnr, mic.segmentalSnr + 3)
         XCTAssertGreaterThan(r.stats.doubleTalkFrames, 0)
-        XCTAssertGreaterThan(median(r, rate: 16_000, from: 2, to: 8), 40)
+        // Far end alone, 2–8 s: 15.4 dB measured with per-bin suppression
+        // (the gate muted it to > 40 dB; the talker paid for that).
+        XCTAssertGreaterThan(median(r, rate: 16_000, from: 2, to: 8), 12)
+    }
+
+    /// The talker in double talk is not cut: share of its active 20 ms
+    /// frames whose output is more than 10 dB below it (the broadband gate
+    /// this replaced cut whole words: see docs/capture.md).
+    func testDoubleTalkMutesFewOfTheTalkersFrames() throws {
+        let r = try EchoScenario(seconds: 16, hintMs: 120, nearEnd: true).run()
+        let lag = r.stats.latencyFrames
+        let f = 320
+        var powers: [(near: Double, out: Double)] = []
+        var i = r.out.count / 2
+        while i + f + lag <= r.out.count {
+            powers.append((EchoSim.power(r.near[i..<(i + f)]), EchoSim.power(r.out[(i + lag)..<(i + lag + f)])))
+            i += f
+        }
+        let level = powers.map(\.near).max() ?? 0
+        let active = powers.filter { $0.near > level * 1e-3 }
+        var muted = 0, run = 0, longest = 0
+        for p in active {
+            if p.out < 0.1 * p.near { muted += 1; run += 1; longest = max(longest, run) } else { run = 0 }
+        }
+        let share = Double(muted) / Double(max(1, active.count))
+        print("double talk: \(muted) of \(active.count) talker frames muted (\(share * 100) %), longest run \(longest * 20) ms")
+        XCTAssertGreaterThan(active.count, 100)
+        XCTAssertLessThan(share, 0.03)
+        XCTAssertLessThanOrEqual(longest, 5)
     }
 }

@@ -41,9 +41,15 @@ struct CaptureProcessor: ~Copyable {
     @usableFromInline let frameSize: Int
     @usableFromInline let maxFrames: Int
     @usableFromInline let canceller: EchoCanceller
-    /// The residual-echo gate after the canceller; nil when echo
-    /// suppression is off.
-    @usableFromInline var gate: ResidualEchoGate?
+    /// The per-bin residual-echo suppressor after the canceller and its
+    /// preprocessor (which suppresses residual echo too, from speexdsp's
+    /// own estimate); used when `suppressing`.
+    var suppressor: ResidualEchoSuppressor
+    let suppressing: Bool
+    /// [previous frame's linear echo estimate | this frame's | the
+    /// preprocessor's output plus the previous estimate (the microphone
+    /// as the suppressor sees it, one frame late like the preprocessor)].
+    let frameEcho: UnsafeMutablePointer<Float>
     var follower: DriftResampler
     var estimator: DelayEstimator
 
@@ -149,7 +155,8 @@ struct CaptureProcessor: ~Copyable {
         while capacity < rate + 2 * maxFrames + 2 * chunk { capacity <<= 1 }
         let planes = config.captureReferenceChannels + 1
         var batch = AllocationBatch()
-        guard let history = batch.allocate(repeating: Float(0), count: capacity * planes),
+        guard let frameEcho = batch.allocate(repeating: Float(0), count: 3 * frameSize),
+              let history = batch.allocate(repeating: Float(0), count: capacity * planes),
               let drained = batch.allocate(repeating: Float(0), count: chunk * 2 * planes),
               let drainedMono = batch.allocate(repeating: Float(0), count: chunk * 2),
               // Up to 4 frames may wait for their reference, plus one call.
@@ -164,18 +171,21 @@ struct CaptureProcessor: ~Copyable {
                                     speakers: config.captureReferenceChannels,
                                     noiseSuppression: config.noiseSuppression,
                                     echoSuppression: config.echoSuppression, agc: config.agc),
+              let suppressor = ResidualEchoSuppressor(frameSize: frameSize, sampleRate: rate),
               let follower = DriftResampler(chunkFrames: chunk, channels: config.captureReferenceChannels + 1),
               let estimator = DelayEstimator(sampleRate: rate)
         else { return nil }
         allocatedBytes = batch.commit() + c.allocatedBytes + follower.allocatedBytes + estimator.allocatedBytes
+            + suppressor.allocatedBytes
         self.rate = rate
         channels = config.captureChannels
         self.frameSize = frameSize
         self.maxFrames = maxFrames
         referenceChannels = config.captureReferenceChannels
         canceller = consume c
-        gate = config.echoSuppression && config.aecTailMs > 0
-            ? ResidualEchoGate(sampleRate: config.captureRate, frameSize: config.captureFrameSize) : nil
+        suppressing = config.echoSuppression && config.aecTailMs > 0
+        self.frameEcho = frameEcho
+        self.suppressor = consume suppressor
         self.chunk = chunk
         self.follower = consume follower
         self.estimator = consume estimator
@@ -205,5 +215,6 @@ struct CaptureProcessor: ~Copyable {
         Allocation.free(frameRef)
         Allocation.free(frameMedia)
         Allocation.free(frameOut)
+        Allocation.free(frameEcho)
     }
 }
