@@ -176,7 +176,16 @@ extension CaptureProcessor {
         }
         let a = min(1, Double(frames) / Double(rate))
         cSmoothed += a * (corrected - cSmoothed)
-        let error = (cSmoothed - cTargetExact) / Double(rate)
+        let deviation = corrected - cSmoothed
+        jitterVariance += 0.25 * a * (deviation * deviation - jitterVariance)
+        // Dead band: an error inside it is timing noise, not drift. The
+        // smoothed value keeps a(2 − a) of the raw jitter's variance.
+        let variance = Float(jitterVariance * a / (2 - a))
+        let sd = Double(_unsafePerformance { rtmix_support_sqrtf(variance) })
+        let band = max(CaptureProcessor.minDeadBandSamples, CaptureProcessor.deadBandSigmas * sd)
+        let raw = cSmoothed - cTargetExact
+        let outside = raw > band ? raw - band : (raw < -band ? raw + band : 0)
+        let error = outside / Double(rate)
         let dt = Double(frames) / Double(rate)
         let limit = CaptureProcessor.maxDriftPpm * 1e-6
         integral += error / (CaptureProcessor.followerSeconds * CaptureProcessor.integralSeconds) * dt

@@ -98,6 +98,9 @@ struct CaptureProcessor: ~Copyable {
     @usableFromInline var phaseSamples: Double? = nil
     @usableFromInline var cSmoothed: Double = 0
     @usableFromInline var integral: Double = 0
+    /// Variance of the measured `c` around its smoothed value (samples²):
+    /// how much the host's callback timing jitters. Starts at (1 ms)².
+    @usableFromInline var jitterVariance: Double
     @usableFromInline var correction: Double = 0
     @usableFromInline var largestArrival = 0
     @usableFromInline var driftAlarm = false
@@ -134,6 +137,12 @@ struct CaptureProcessor: ~Copyable {
     static var followerSeconds: Double { @_noLocks get { 2 } }
     /// Integral time of the clock follower, seconds.
     static var integralSeconds: Double { @_noLocks get { 8 } }
+    /// The follower does not steer while the smoothed alignment error is
+    /// within this many standard deviations of its own noise (the measured
+    /// timing jitter after smoothing; at least `minDeadBandSamples`): on one clock it must say 0 and
+    /// leave the alignment still (issue 16).
+    static var deadBandSigmas: Double { @_noLocks get { 4 } }
+    static var minDeadBandSamples: Double { @_noLocks get { 1.5 } }
     /// Samples the reference history runs ahead of the ring.
     static var followerLag: Int { @_noLocks get { DriftResampler.taps / 2 - 1 } }
     /// Largest drift the follower corrects (and beyond which it alarms).
@@ -201,6 +210,7 @@ struct CaptureProcessor: ~Copyable {
         self.frameMedia = frameMedia
         self.frameOut = frameOut
         leadSamples = rate * CaptureProcessor.leadMs / 1000
+        jitterVariance = Double(rate / 1000) * Double(rate / 1000)
         publishRamp = GainRamp(initial: 0, rampFrames: max(1, rate / 100))
     }
 

@@ -18,11 +18,28 @@ import CRTMixSupport
 ///   frame) of |E|²/|Ŷ|² over frames with echo: how much of the estimated
 ///   echo is left. A low quantile rises only slowly while a talker fills
 ///   the output, so double talk does not teach it that the echo got louder.
-/// - Fallback while the linear filter is not trusted (start, reset, moved
-///   reference, divergence): `Rf = pathGain · Xs`, the reference's held
-///   power times a learnt echo-path gain (a low quantile of |mic|²/Xs),
-///   weighted by `1 − trust`; `trust` grows to 1 over ~1 s of far-end
-///   frames in which the filter removes more than 3 dB.
+/// - Fallback while the linear filter is not trusted in a bin (start,
+///   reset, moved reference, divergence, or a bin it has never been shown:
+///   a click or noise burst in bands speech and music leave empty):
+///   `Rf = pathGain · Xs`, the reference's held power times a learnt
+///   echo-path gain (a low quantile of |mic|²/Xs), weighted by `1 − trust`;
+///   `trust` grows to 1 over ~1 s of far-end frames in which the filter
+///   removes more than 3 dB (broadband), and a bin loses it when its
+///   reference jumps 20 dB over its ~2 s average (something new there).
+/// - Two states. Near end present (talk detected in `nearEndTrigger`
+///   consecutive frames, held `nearEndHold` frames): the overdrive above
+///   (3 dB), so a talker's bins pass. Echo only (otherwise, far end
+///   active): the residual is taken `echoOnlyOverdrive` (25 dB) louder,
+///   because the filter's leak varies from frame to frame far above its low
+///   quantile while it converges or the path moves, and nothing needs to
+///   pass; and at least the echo the reference explains (path gain × held
+///   reference), which does not lag a moving path as the linear filter
+///   does. AEC3 switches its suppressor tuning the same way (its dominant
+///   near-end detector); the per-bin gain still lets a talker's strong
+///   bins through in the frames before the switch. Talk counts only where
+///   the microphone is 6 dB over what the reference explains (in at least
+///   half the power kept): a filter misadapted by a moved path leaves
+///   output the tuning would otherwise take for a talker.
 /// - Gain: decision-directed Wiener gain from |E|²/R, smoothed over
 ///   neighbouring bins, falling at most 10 dB and rising at most 20 dB per
 ///   frame, floor −45 dB: bins where the talker is above the residual echo
@@ -57,9 +74,18 @@ struct ResidualEchoSuppressor: ~Copyable {
     @usableFromInline let cleanPrevious: UnsafeMutablePointer<Float>
     @usableFromInline let phases: UnsafeMutablePointer<Float>  // 256 unit phasors (cos, sin)
     @usableFromInline var seed: UInt32 = 0x1234_5678
-    /// 0 … 1: how far the linear filter's estimate is trusted (fallback
-    /// weight 1 − trust).
-    @usableFromInline var trust: Float = 0
+    /// Per bin, 0 … 1: how far the linear filter's estimate is trusted in
+    /// that bin (fallback weight 1 − trust). Per bin because a filter that
+    /// has learnt the bands speech and music excite has not learnt those a
+    /// rare broadband transient excites (a click, a noise burst): a bin
+    /// whose reference jumps 20 dB over its average loses its trust.
+    @usableFromInline let trust: UnsafeMutablePointer<Float>
+    /// Per bin, the reference's power averaged over ~2 s: a bin whose
+    /// reference jumps 20 dB above it carries something new (a click, a
+    /// noise burst, a new instrument) that the filter has not learnt.
+    @usableFromInline let refSlow: UnsafeMutablePointer<Float>
+    /// Per bin, this frame's weight of the fallback estimate.
+    @usableFromInline let fallbackWeight: UnsafeMutablePointer<Float>
     @usableFromInline var frames = 0
     /// Last frame: far end active and the output kept clearly more than the
     /// residual echo explains (near-end talk over the echo).
@@ -73,6 +99,30 @@ struct ResidualEchoSuppressor: ~Copyable {
     @usableFromInline let leakDown: Float
     @usableFromInline let floorGain: Float
     @usableFromInline let overdrive: Float
+    /// Overdrive while no near-end talk has been seen for `nearEndHold`
+    /// frames (echo-only state): the linear filter's leak varies from frame
+    /// to frame far above its low quantile while it converges, so with the
+    /// far end alone the residual is taken as that much louder.
+    @usableFromInline let echoOnlyOverdrive: Float
+    /// In the echo-only state the residual is also at least this times
+    /// the echo the reference explains (path gain × held reference): an
+    /// estimate that does not depend on the linear filter, which lags
+    /// while the path moves.
+    @usableFromInline let echoOnlyPathWeight: Float
+    /// Near-end talk needs the microphone this much (power ratio) above
+    /// the echo the reference explains, in the bins that carry it.
+    @usableFromInline let talkMicMargin: Float
+    @usableFromInline let nearEndHold: Int
+    /// Frames since near-end talk was last detected (saturates).
+    @usableFromInline var sinceNearEnd = Int.max / 2
+    /// Consecutive frames with near-end talk detected; the echo-only state
+    /// is left after `nearEndTrigger` of them (a transient the linear
+    /// filter has not learnt looks like talk for a frame or two).
+    @usableFromInline var talkRun = 0
+    @usableFromInline let nearEndTrigger: Int
+    /// A bin's reference this much (power ratio) over its ~2 s average
+    /// makes the bin untrusted (0: never).
+    @usableFromInline let novelty: Float
     /// The fallback's gain is a low quantile of the echo path's: 10 dB
     /// over it (used only while the linear filter is not trusted).
     @usableFromInline let fallbackOverdrive: Float
@@ -84,7 +134,9 @@ struct ResidualEchoSuppressor: ~Copyable {
 
     let allocatedBytes: Int
 
-    init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, overdriveDb: Float = 3) {
+    init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, overdriveDb: Float = 3,
+          echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300, nearEndTrigger: Int = 2,
+          noveltyDb: Float = 20, echoOnlyPathWeight: Float = 1, talkMicMargin: Float = 4) {
         var p = 2
         while p < 2 * frameSize { p <<= 1 }
         let bins = p / 2 + 1
@@ -107,7 +159,10 @@ struct ResidualEchoSuppressor: ~Copyable {
               let g = batch.allocate(repeating: Float(1), count: bins),
               let t = batch.allocate(repeating: Float(1), count: bins),
               let cp = batch.allocate(repeating: Float(0), count: bins),
-              let ph = batch.allocate(repeating: Float(0), count: 512)
+              let ph = batch.allocate(repeating: Float(0), count: 512),
+              let tr = batch.allocate(repeating: Float(0), count: bins),
+              let rs = batch.allocate(repeating: Float(0), count: bins),
+              let fw = batch.allocate(repeating: Float(1), count: bins)
         else { return nil }
         hop = frameSize
         size = p
@@ -132,6 +187,9 @@ struct ResidualEchoSuppressor: ~Copyable {
         target = t
         cleanPrevious = cp
         phases = ph
+        trust = tr
+        refSlow = rs
+        fallbackWeight = fw
         let n2 = 2 * frameSize
         for i in 0..<n2 {
             // periodic sqrt-Hann: w²(i) + w²(i + hop) = 1
@@ -147,6 +205,12 @@ struct ResidualEchoSuppressor: ~Copyable {
         decay = rtmix_support_exp_f(-6 * 2.302585 * Float(frameSize) / (0.15 * Float(sampleRate)))
         floorGain = rtmix_support_db_to_linear(floorDb) * rtmix_support_db_to_linear(floorDb)
         overdrive = rtmix_support_db_to_linear(overdriveDb) * rtmix_support_db_to_linear(overdriveDb)
+        echoOnlyOverdrive = rtmix_support_db_to_linear(echoOnlyOverdriveDb) * rtmix_support_db_to_linear(echoOnlyOverdriveDb)
+        self.nearEndTrigger = max(1, nearEndTrigger)
+        self.echoOnlyPathWeight = echoOnlyPathWeight
+        self.talkMicMargin = talkMicMargin
+        novelty = noveltyDb > 0 ? rtmix_support_db_to_linear(noveltyDb) * rtmix_support_db_to_linear(noveltyDb) : Float.infinity
+        nearEndHold = max(1, nearEndHoldMs * sampleRate / (1000 * frameSize))
         ddWeight = 0.9
         fallbackOverdrive = 10
         leakUp = 1.0046     // +0.02 dB
@@ -178,13 +242,16 @@ struct ResidualEchoSuppressor: ~Copyable {
         Allocation.free(target)
         Allocation.free(cleanPrevious)
         Allocation.free(phases)
+        Allocation.free(trust)
+        Allocation.free(refSlow)
+        Allocation.free(fallbackWeight)
     }
 
     /// The linear filter was reset or its reference moved: rely on the
     /// fallback estimate until it has converged again.
     @_noLocks
     mutating func distrust() {
-        trust = 0
+        for k in 0..<bins { trust[k] = 0 }
         // What the filter used to leave says nothing about the new one:
         // assume it leaves all of its estimate until learnt again.
         for k in 0..<bins { leak[k] = 1 }
@@ -225,8 +292,8 @@ struct ResidualEchoSuppressor: ~Copyable {
 
         var sumE: Float = 0, sumR: Float = 0, sumKept: Float = 0, sumY: Float = 0
         var anyFar = false
+        var sumTalk: Float = 0
         let up: Float = leakUp, down: Float = leakDown  // +0.02 / −0.1 dB
-        let trustNow = trust
         for k in 0..<bins {
             let j = (p - k) & (p - 1)
             // E[k] = (Z[k] + conj Z[p−k]) / 2, Ŷ[k] = (Z[k] − conj Z[p−k]) / 2i
@@ -264,7 +331,13 @@ struct ResidualEchoSuppressor: ~Copyable {
             noise[k] = max(activity * 1e-3, pE < nz ? nz + 0.2 * (pE - nz) : nz * rise)
             let linearR = overdrive * leak[k] * held
             let fallbackR = fallbackOverdrive * pathGain[k] * xHeld
-            let r = max(linearR, (1 - trustNow) * fallbackR)
+            // New in this bin: the filter has not shown it removes echo at
+            // this level here; trust it again once it has.
+            if pX > novelty * refSlow[k] + activity { trust[k] = 0 }
+            refSlow[k] += 0.005 * (pX - refSlow[k])
+            let weight: Float = 1 - trust[k]
+            fallbackWeight[k] = weight
+            let r = max(linearR, weight * fallbackR)
             // Decision-directed signal-to-residual ratio (last frame's kept
             // power, this frame's excess), Wiener amplitude gain ξ/(1+ξ).
             let rr = max(r, 1e-20)
@@ -276,16 +349,47 @@ struct ResidualEchoSuppressor: ~Copyable {
             sumY += pY
             sumR += min(r, pE)
             sumKept += t * pE
+            if pMic > talkMicMargin * pathGain[k] * xHeld { sumTalk += t * pE }
         }
         farEnd = anyFar
         // Trust the linear filter once it removes echo: its broadband echo
-        // estimate above its residual (more than 3 dB removed).
-        if anyFar && sumY > sumE { trust = min(1, trust + 1 / trustFrames) }
+        // estimate above its residual (more than 3 dB removed). Per bin
+        // only the distrust (a novel bin); trust itself is earned
+        // broadband, since a bin where near-end sound (a talker, a fan,
+        // music the reference lacks) dominates never shows the filter
+        // removing anything, and must not be suppressed for it.
+        if anyFar && sumY > sumE {
+            for k in 0..<bins { trust[k] = min(1, trust[k] + 1 / trustFrames) }
+        }
         // Near-end talk over the echo: the output keeps clearly more than
         // the residual echo explains, and within 10 dB of the linear echo
         // estimate (after the canceller and preprocessor the echo alone is
         // left far below it).
-        doubleTalk = anyFar && sumKept > 4 * sumR && sumKept > 0.1 * sumY && sumE > activity * Float(bins)
+        let audible = anyFar && sumE > activity * Float(bins) && sumKept > 0.1 * sumY
+        doubleTalk = audible && sumKept > 4 * sumR && (talkMicMargin <= 0 || sumTalk > 0.5 * sumKept)
+        // The state follows the same evidence. Tried and dropped: also
+        // counting bins that stand 10 dB clear of the residual for three
+        // frames (finds a soft narrowband talker, but the live loopback's
+        // misadapted bursts pass it too: 8–10 dB less echo removed).
+        talkRun = doubleTalk ? talkRun + 1 : 0
+        sinceNearEnd = talkRun >= nearEndTrigger ? 0 : min(sinceNearEnd + 1, Int.max / 2)
+        // Echo-only state: no near-end talk for the hold time. The same
+        // Wiener gain against a residual taken `echoOnlyOverdrive` louder.
+        if anyFar && sinceNearEnd >= nearEndHold && echoOnlyOverdrive > overdrive {
+            let od = echoOnlyOverdrive
+            for k in 0..<bins {
+                let j = (p - k) & (p - 1)
+                let er = 0.5 * (re[k] + re[j]), ei = 0.5 * (im[k] - im[j])
+                let pE = er * er + ei * ei
+                let linearR = od * leak[k] * echoHeld[k]
+                let fallbackR = fallbackOverdrive * pathGain[k] * refHeld[k]
+                let pathR = pathGain[k] * refHeld[k]
+                let rr = max(max(linearR, fallbackWeight[k] * fallbackR), max(echoOnlyPathWeight * pathR, 1e-20))
+                let xi = ddWeight * cleanPrevious[k] / rr + (1 - ddWeight) * max(pE / rr - 1, 0)
+                let amp = xi / (1 + xi)
+                target[k] = max(floorGain, amp * amp)
+            }
+        }
         // Smooth over neighbouring bins, limit the slew, apply, add comfort noise.
         var previous = target[0]
         for k in 0..<bins {
