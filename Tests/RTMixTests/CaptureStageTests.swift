@@ -138,126 +138,155 @@ final class CaptureStageTests: XCTestCase {
         XCTAssertFalse(try XCTUnwrap(last).distinct)
     }
 
-    // MARK: residual-echo gate
+    // MARK: residual-echo suppressor
 
-    func testGateClosesOnEchoOnlyAndOpensForTheNearEnd() {
-        var g = ResidualEchoGate(sampleRate: 16_000, frameSize: 160)
-        var frame = [Float](repeating: 0.01, count: 160)
-        // Far end only (15 s): the residual stays 30 dB under the mic, the
-        // mic 10 dB under the reference; both trackers learn that.
-        for _ in 0..<1500 {
-            for i in 0..<160 { frame[i] = 0.01 }
-            frame.withUnsafeMutableBufferPointer { g.process($0.baseAddress!, count: 160, referencePower: 0.01, micPower: 1e-3, outputPower: 1e-6) }
-        }
-        XCTAssertLessThan(g.gain, 0.02)
-        XCTAssertFalse(g.doubleTalk)
-        // A single near-end-looking frame among echo-only frames (a chance
-        // coincidence of both tests, as on a loop with no room) does not
-        // open the gate: the tests must pass on two frames in a row.
-        var probe = g
-        for k in 0..<200 {
-            for i in 0..<160 { frame[i] = 0.01 }
-            let spike = k % 10 == 0
-            frame.withUnsafeMutableBufferPointer {
-                probe.process($0.baseAddress!, count: 160, referencePower: 0.01,
-                              micPower: spike ? 4e-3 : 1e-3, outputPower: spike ? 1e-4 : 1e-6)
+    /// Runs `frames` frames through a suppressor: linear output =
+    /// `residual(i)` + `talker(i)`, echo estimate = `echo(i)`, reference =
+    /// `reference(i)`. Returns the output (one frame late).
+    private func suppress(frames: Int, echo: (Int) -> Float, residual: (Int) -> Float, talker: (Int) -> Float,
+                          reference: (Int) -> Float, echoOnlyOverdriveDb: Float = 25) -> [Float] {
+        var s = ResidualEchoSuppressor(frameSize: 160, sampleRate: 16_000, echoOnlyOverdriveDb: echoOnlyOverdriveDb)!
+        var out = [Float](repeating: 0, count: frames * 160)
+        var mic = [Float](repeating: 0, count: 160), lin = [Float](repeating: 0, count: 160)
+        var ref = [Float](repeating: 0, count: 160)
+        for f in 0..<frames {
+            for i in 0..<160 {
+                let t = f * 160 + i
+                lin[i] = residual(t) + talker(t)
+                mic[i] = lin[i] + echo(t)
+                ref[i] = reference(t)
             }
-            XCTAssertFalse(probe.doubleTalk, "frame \(k)")
+            mic.withUnsafeBufferPointer { m in lin.withUnsafeMutableBufferPointer { l in ref.withUnsafeBufferPointer { r in
+                s.process(mic: m.baseAddress!, linear: l.baseAddress!, reference: r.baseAddress!, stride: 1)
+            } } }
+            for i in 0..<160 { out[f * 160 + i] = lin[i] }
         }
-        XCTAssertLessThan(probe.gain, 0.02)
-        // Near end talks: the residual jumps 20 dB and the mic 6 dB; the
-        // second such frame opens the gate.
-        for i in 0..<160 { frame[i] = 0.01 }
-        frame.withUnsafeMutableBufferPointer { g.process($0.baseAddress!, count: 160, referencePower: 0.01, micPower: 4e-3, outputPower: 1e-4) }
-        XCTAssertFalse(g.doubleTalk)
-        for i in 0..<160 { frame[i] = 0.01 }
-        frame.withUnsafeMutableBufferPointer { g.process($0.baseAddress!, count: 160, referencePower: 0.01, micPower: 4e-3, outputPower: 1e-4) }
-        XCTAssertTrue(g.doubleTalk)
-        XCTAssertGreaterThan(g.gain, 0.99)
-        // Far end silent: open.
-        var h = ResidualEchoGate(sampleRate: 16_000, frameSize: 160)
-        for _ in 0..<100 {
-            frame.withUnsafeMutableBufferPointer { h.process($0.baseAddress!, count: 160, referencePower: 0, micPower: 1e-3, outputPower: 1e-3) }
-        }
-        XCTAssertEqual(h.gain, 1, accuracy: 1e-6)
+        return out
     }
 
-    /// A gate trained on 15 s of far end only: the residual 30 dB under the
-    /// mic, the mic 10 dB under the reference.
-    private func trainedGate() -> ResidualEchoGate {
-        var g = ResidualEchoGate(sampleRate: 16_000, frameSize: 160)
-        var frame = [Float](repeating: 0.01, count: 160)
-        for _ in 0..<1500 {
-            frame.withUnsafeMutableBufferPointer { g.process($0.baseAddress!, count: 160, referencePower: 0.01, micPower: 1e-3, outputPower: 1e-6) }
+    func testSuppressorPassesTheSignalUnchangedWithoutEcho() {
+        var noise = EchoSim.Noise(seed: 5)
+        let x = (0..<16_000).map { _ in 0.1 * noise.next() }
+        let y = suppress(frames: 100, echo: { _ in 0 }, residual: { _ in 0 }, talker: { x[$0] }, reference: { _ in 0 })
+        // One frame late, otherwise the same (sqrt-Hann overlap-add).
+        var maxError: Float = 0
+        for i in 320..<16_000 { maxError = max(maxError, abs(y[i] - x[i - 160])) }
+        XCTAssertLessThan(maxError, 1e-4)
+    }
+
+    func testSuppressorRemovesTheResidualTheEchoExplainsAndKeepsTheTalker() {
+        // Echo: noise through the room; the canceller leaves it 20 dB down
+        // (residual = 0.1 × the echo, same spectrum). A talker (a 300 Hz
+        // tone as loud as the echo at the mic, as in aec-eval's rooms)
+        // joins in the second half. (A tone 18 dB under the echo is not
+        // recognised as talk and is cut in the echo-only state: a known
+        // limit, docs/capture.md.)
+        var noise = EchoSim.Noise(seed: 9)
+        let n = 64_000
+        let echo = (0..<n).map { _ in 0.2 * noise.next() }
+        let tone = (0..<n).map { i in i >= n / 2 ? 0.16 * sinf(2 * Float.pi * 300 * Float(i) / 16_000) : 0 }
+        let y = suppress(frames: n / 160, echo: { echo[$0] }, residual: { 0.1 * echo[$0] }, talker: { tone[$0] },
+                         reference: { echo[$0] })
+        func power(_ a: Int, _ b: Int, _ x: (Int) -> Float) -> Double {
+            var s = 0.0
+            for i in a..<b { s += Double(x(i)) * Double(x(i)) }
+            return s / Double(b - a)
         }
-        return g
-    }
-
-    private func feed(_ g: inout ResidualEchoGate, reference: Float, mic: Float, output: Float) {
-        var frame = [Float](repeating: 0.01, count: 160)
-        frame.withUnsafeMutableBufferPointer { g.process($0.baseAddress!, count: 160, referencePower: reference, micPower: mic, outputPower: output) }
-    }
-
-    func testGateNeedsThreeFramesOfResidualAloneToOpen() {
-        // A canceller missing a broadband transient (the live check's noise
-        // markers on the PulseAudio loop): the residual is 20 dB over its
-        // usual level (the 15 dB test alone) while the mic is what the echo
-        // explains, for two frames: the gate stays closed. A third such
-        // frame (a talker quieter than the echo) opens it.
-        var g = trainedGate()
-        XCTAssertLessThan(g.gain, 0.02)
-        for k in 0..<2 {
-            feed(&g, reference: 0.01, mic: 1e-3, output: 1e-4)
-            XCTAssertFalse(g.doubleTalk, "frame \(k)")
+        // Far end alone, after 1 s: the residual is removed well below 20 dB.
+        let residual = power(16_000, n / 2, { 0.1 * echo[$0] })
+        let kept = power(16_000 + 160, n / 2, { y[$0] })
+        let removed = 10 * log10(residual / kept)
+        // The talker's band passes: output power near 300 Hz vs the tone's.
+        // 300 Hz amplitude by projection (the output is one frame late).
+        func amplitude(_ x: (Int) -> Float, _ a: Int, _ b: Int) -> Double {
+            var c = 0.0, d = 0.0
+            for i in a..<b {
+                let w = 2 * Double.pi * 300 * Double(i) / 16_000
+                c += Double(x(i)) * cos(w)
+                d += Double(x(i)) * sin(w)
+            }
+            return 2 * (c * c + d * d).squareRoot() / Double(b - a)
         }
-        XCTAssertLessThan(g.gain, 0.02)
-        feed(&g, reference: 0.01, mic: 1e-3, output: 1e-4)
-        XCTAssertTrue(g.doubleTalk)
-        XCTAssertGreaterThan(g.gain, 0.99)
+        let toneIn = amplitude({ tone[$0] }, n / 2 + 3_200, n - 160)
+        let toneOut = amplitude({ y[$0 + 160] }, n / 2 + 3_200, n - 160)
+        let toneDb = 20 * log10(toneOut / toneIn)
+        print("suppressor: residual removed \(removed) dB; talker band \(toneDb) dB")
+        XCTAssertGreaterThan(removed, 10)
+        XCTAssertGreaterThan(toneDb, -3)
     }
 
-    func testGateTakesALinearOutputLouderThanTheMicOnlyWithALouderMic() {
-        // The canceller adds energy (misadapted after a transient): 50
-        // frames of output 3 dB over a mic that the echo explains are no
-        // near-end talk; the gate stays closed.
-        var g = trainedGate()
-        for k in 0..<50 {
-            feed(&g, reference: 0.01, mic: 0.9e-3, output: 1.8e-3)
-            XCTAssertFalse(g.doubleTalk, "frame \(k)")
+    private func power(_ a: Int, _ b: Int, _ x: (Int) -> Float) -> Double {
+        var s = 0.0
+        for i in a..<b { s += Double(x(i)) * Double(x(i)) }
+        return s / Double(b - a)
+    }
+
+    /// Far end alone while the linear filter's leak jumps from frame to
+    /// frame (−34 dB under its echo estimate in 7 of 10 frames, −14 dB in
+    /// 3), as it does while the filter converges or the path moves: the
+    /// echo-only state (25 dB overdrive) takes the loud frames out too; with
+    /// the near-end tuning alone (3 dB) they pass. Measured: 45.0 dB vs
+    /// 19.9 dB removed.
+    func testSuppressorTakesAFluctuatingResidualOutWhenTheFarEndIsAlone() {
+        var noise = EchoSim.Noise(seed: 21)
+        let n = 48_000
+        let echo = (0..<n).map { _ in 0.2 * noise.next() }
+        let leak: (Int) -> Float = { (($0 / 160) % 10) < 7 ? 0.02 : 0.2 }
+        let residual: (Int) -> Float = { leak($0) * echo[$0] }
+        var removed: [Float: Double] = [:]
+        for od: Float in [25, 3] {
+            let y = suppress(frames: n / 160, echo: { echo[$0] }, residual: residual, talker: { _ in 0 },
+                             reference: { echo[$0] }, echoOnlyOverdriveDb: od)
+            removed[od] = 10 * log10(power(16_000, n - 160, residual) / power(16_160, n, { y[$0] }))
         }
-        XCTAssertLessThan(g.gain, 0.02)
-        // The same with the mic 6 dB louder than the echo explains (a talker
-        // the canceller adapts on): near-end talk, open on the second frame.
-        var h = trainedGate()
-        feed(&h, reference: 0.01, mic: 4e-3, output: 8e-3)
-        XCTAssertFalse(h.doubleTalk)
-        feed(&h, reference: 0.01, mic: 4e-3, output: 8e-3)
-        XCTAssertTrue(h.doubleTalk)
-        XCTAssertGreaterThan(h.gain, 0.99)
+        print("fluctuating leak, far end alone: removed \(removed[25]!) dB (echo-only state), \(removed[3]!) dB (near-end tuning)")
+        XCTAssertGreaterThan(removed[25]!, 35)
+        XCTAssertGreaterThan(removed[25]! - removed[3]!, 15)
     }
 
-    func testGateComparesTheMicWithThePreviousFramesReference() {
-        // The reference reaches the canceller a few ms before its echo, so
-        // on a falling edge the mic holds the previous frame's echo: with
-        // the reference halving every frame and each frame's mic the echo
-        // (0.9 × the learnt loss) of the frame before, the mic is never
-        // louder than the echo explains. With a residual 10 dB over its
-        // usual level (the 3 dB test, not the 15 dB one) the gate must not
-        // open. (Compared with the decayed reference alone, the mic looked
-        // 0.6–2 dB too loud and the gate opened on the second frame.)
-        var g = trainedGate()
-        var reference: Float = 0.1
-        feed(&g, reference: reference, mic: 0.9e-3, output: 0.9e-6)
-        for k in 1...6 {
-            let mic = 0.09 * reference
-            reference *= 0.5
-            feed(&g, reference: reference, mic: mic, output: mic * 1e-2)
-            XCTAssertFalse(g.doubleTalk, "frame \(k)")
+    /// A filter adapted on speech-band far-end audio has learnt nothing
+    /// above 2 kHz: a broadband burst (a click, the live check's noise
+    /// markers) passes it untouched there. Trust is per bin, so the
+    /// fallback (reference × path gain) takes the burst out in the bins
+    /// the filter has never removed echo from. Measured: 44.9 dB (14.6 dB
+    /// when trust was earned and lost only broadband).
+    func testSuppressorRemovesABurstInBinsTheFilterNeverLearnt() {
+        var noise = EchoSim.Noise(seed: 33)
+        let n = 48_000
+        // Far end: tones 200–1000 Hz. Burst: 100 ms of first-differenced
+        // (high-frequency) noise at 2.5 s.
+        let tones = (0..<n).map { i -> Float in
+            var v: Float = 0
+            for k in 1...5 { v += 0.03 * sinf(2 * Float.pi * Float(200 * k) * Float(i) / 16_000 + Float(k)) }
+            return v
         }
-        XCTAssertLessThan(g.gain, 0.02)
+        var previous: Float = 0
+        let burst = (0..<n).map { i -> Float in
+            let w = noise.next()
+            defer { previous = w }
+            return i >= 40_000 && i < 41_600 ? 0.1 * (w - previous) : 0
+        }
+        // Linear filter: leaves 20 dB of the tones' echo, all of the burst.
+        let y = suppress(frames: n / 160, echo: { 0.9 * tones[$0] }, residual: { 0.1 * tones[$0] + burst[$0] },
+                         talker: { _ in 0 }, reference: { tones[$0] + burst[$0] })
+        let burstIn = power(40_000, 41_600, { burst[$0] })
+        let burstOut = power(40_160, 41_760, { y[$0] })
+        let removed = 10 * log10(burstIn / burstOut)
+        print("burst in bins the filter never learnt: removed \(removed) dB")
+        XCTAssertGreaterThan(removed, 20)
     }
 
-    // MARK: canceller conversions
+    /// Frames that could make speexdsp's mdf.c reset itself and print from
+    /// the capture thread go to it 12 dB down (issue 16); speech does not.
+    func testHotFramesAreDetectedAndSpeechIsNot() {
+        let nyquist = (0..<160).map { Float($0 % 2 == 0 ? 1 : -1) }
+        let noise: [Float] = { var g = EchoSim.Noise(seed: 3); return (0..<160).map { _ in g.next() } }()
+        let speech = (0..<160).map { 0.3 * sinf(2 * Float.pi * 300 * Float($0) / 16_000) }
+        XCTAssertTrue(nyquist.withUnsafeBufferPointer { EchoCanceller.hot($0.baseAddress!, count: 160, stride: 1) })
+        // Full-scale white noise (1.81 × 1/3 per sample) stays below.
+        XCTAssertFalse(noise.withUnsafeBufferPointer { EchoCanceller.hot($0.baseAddress!, count: 160, stride: 1) })
+        XCTAssertFalse(speech.withUnsafeBufferPointer { EchoCanceller.hot($0.baseAddress!, count: 160, stride: 1) })
+    }
 
     func testFloatToInt16RoundsToNearestEvenSaturatesAndZeroesNaN() {
         let values: [Float] = [0, 0.5 / 32768, 1.5 / 32768, -0.5 / 32768, 2.5 / 32768, 0.49999997 / 32768,

@@ -11,6 +11,7 @@ struct EchoScenario {
     var delayMs = 120.0
     var hintMs: Int? = nil
     var micClockPpm = 0.0
+    var duplexJitterMs = 0.0
     var jump: (atSeconds: Double, extraMs: Double)? = nil
     /// Media heard by the microphone but played outside the engine.
     var voiceOnlyReference = false
@@ -24,6 +25,8 @@ struct EchoScenario {
         var near: [Float]
         var stats: CaptureStats
         var events: [EngineEvent]
+        /// The largest |drift| the capture statistics showed after any call.
+        var peakDriftPpm: Float = 0
     }
 
     func run(configure: ((inout EngineConfig) -> Void)? = nil) throws -> Result {
@@ -75,13 +78,16 @@ struct EchoScenario {
         let id = try engine.addSource(source)
         if let hint = hintMs { try engine.setStreamDelay(ms: hint) }
         try engine.setPublishGain(publishMedia, for: .media)
+        var peakDrift: Float = 0
         let out = try DeviceRun(block: captureRate / 100, playoutRate: outputRate, captureRate: captureRate,
-                                micClockPpm: micClockPpm)
-            .run(engine: engine, source: id, playout: played, mic: mic)
+                                micClockPpm: micClockPpm, duplexJitterMs: duplexJitterMs)
+            .run(engine: engine, source: id, playout: played, mic: mic, onCapture: { _ in
+                peakDrift = max(peakDrift, abs(engine.stats().capture.driftPpm))
+            })
         var events: [EngineEvent] = []
         while let e = engine.nextEvent() { events.append(e) }
         return Result(mic: Array(mic[0..<out.count]), out: out, near: Array(near[0..<out.count]),
-                      stats: engine.stats().capture, events: events)
+                      stats: engine.stats().capture, events: events, peakDriftPpm: peakDrift)
     }
 }
 
@@ -97,7 +103,9 @@ final class CaptureTests: XCTestCase {
         let erle = median(r, rate: 16_000, from: 2)
         let first = EchoSim.erle(mic: r.mic, out: r.out, rate: 16_000, from: 0, to: 1)
         print("mixed stream, hint: median ERLE \(erle) dB, first second \(first) dB, stats \(r.stats.erleDb)")
-        XCTAssertGreaterThan(erle, 40)
+        // Per-bin suppression (issue 16): 29.5 dB measured; the broadband
+        // gate it replaced reached > 40 here by muting, and cut talkers.
+        XCTAssertGreaterThan(erle, 26)
         XCTAssertGreaterThan(first, 20)
         XCTAssertEqual(r.stats.delaySource, .hint)
     }
@@ -107,17 +115,24 @@ final class CaptureTests: XCTestCase {
             let r = try EchoScenario(captureRate: capture, outputRate: output, seconds: 10, delayMs: 80).run()
             let erle = median(r, rate: capture, from: 3)
             print("\(output)->\(capture): median ERLE \(erle) dB, delay \(r.stats.delayMs) ms")
-            XCTAssertGreaterThan(erle, 35, "\(output)->\(capture)")
+            // Measured 32.8 (16 kHz) / 26.9 dB (48 kHz) with per-bin suppression.
+            XCTAssertGreaterThan(erle, 24, "\(output)->\(capture)")
             XCTAssertEqual(Double(r.stats.delayMs), 80, accuracy: 4, "\(output)->\(capture)")
         }
     }
 
+    /// Judged on the linear canceller: it can only cancel what its
+    /// reference holds. (With residual-echo suppression on, the echo-only
+    /// state also takes out playout the reference lacks while nobody
+    /// talks at the near end: 35.0 vs 46.8 dB, mixed vs voice only.)
     func testMixedStreamReferenceBeatsVoiceOnlyReference() throws {
-        let mixed = try EchoScenario(seconds: 10, hintMs: 120).run()
-        let voiceOnly = try EchoScenario(seconds: 10, hintMs: 120, voiceOnlyReference: true).run()
+        let linearOnly: (inout EngineConfig) -> Void = { $0.echoSuppression = false; $0.noiseSuppression = false }
+        let mixed = try EchoScenario(seconds: 10, hintMs: 120).run(configure: linearOnly)
+        let voiceOnly = try EchoScenario(seconds: 10, hintMs: 120, voiceOnlyReference: true).run(configure: linearOnly)
         let a = median(mixed, rate: 16_000, from: 2), b = median(voiceOnly, rate: 16_000, from: 2)
-        print("ERLE with the whole mix as reference \(a) dB, voice only \(b) dB")
-        XCTAssertGreaterThan(a - b, 15)
+        print("linear ERLE with the whole mix as reference \(a) dB, voice only \(b) dB")
+        // Measured 17.2 vs 0.5 dB.
+        XCTAssertGreaterThan(a - b, 12)
     }
 
     func testDelayIsEstimatedWithoutHint() throws {
@@ -126,7 +141,8 @@ final class CaptureTests: XCTestCase {
             let erle = median(r, rate: 16_000, from: 5)
             print("auto delay \(delay) ms: estimate \(r.stats.delayMs) ms (\(r.stats.delaySource)), ERLE \(erle) dB")
             XCTAssertEqual(Double(r.stats.delayMs), delay, accuracy: 4, "delay \(delay)")
-            XCTAssertGreaterThan(erle, 30, "delay \(delay)")
+            // Measured 27.9–33.1 dB with per-bin suppression.
+            XCTAssertGreaterThan(erle, 25, "delay \(delay)")
         }
     }
 
@@ -164,6 +180,19 @@ final class CaptureTests: XCTestCase {
         }
     }
 
+    /// One clock (a duplex callback) whose capture half runs 0–3 ms after
+    /// the render half, as the render's compute time varies: the follower
+    /// must say 0 ppm and leave the alignment still (issue 16; it showed
+    /// −2…−7 ppm on the PulseAudio loopback before its dead band).
+    func testOneClockWithCallbackJitterInventsNoDrift() throws {
+        let r = try EchoScenario(seconds: 30, hintMs: 120, duplexJitterMs: 3).run()
+        let erle = median(r, rate: 16_000, from: 10)
+        print("one clock, 0–3 ms callback jitter: peak drift \(r.peakDriftPpm) ppm, ERLE \(erle) dB")
+        XCTAssertEqual(r.peakDriftPpm, 0, "the follower steered on one clock")
+        XCTAssertEqual(r.stats.delayChanges, 0)
+        XCTAssertGreaterThan(erle, 30)
+    }
+
     func testDoubleTalkKeepsTheNearEndTalker() throws {
         let r = try EchoScenario(seconds: 16, hintMs: 120, nearEnd: true).run()
         let half = r.out.count / 2
@@ -174,6 +203,34 @@ final class CaptureTests: XCTestCase {
         print("double talk: near-end segmental SNR \(out.segmentalSnr) dB at lag \(out.lag) (mic \(mic.segmentalSnr) dB); double-talk frames \(r.stats.doubleTalkFrames)")
         XCTAssertGreaterThan(out.segmentalSnr, mic.segmentalSnr + 3)
         XCTAssertGreaterThan(r.stats.doubleTalkFrames, 0)
-        XCTAssertGreaterThan(median(r, rate: 16_000, from: 2, to: 8), 40)
+        // Far end alone, 2–8 s: 15.4 dB measured with per-bin suppression
+        // (the gate muted it to > 40 dB; the talker paid for that).
+        XCTAssertGreaterThan(median(r, rate: 16_000, from: 2, to: 8), 12)
+    }
+
+    /// The talker in double talk is not cut: share of its active 20 ms
+    /// frames whose output is more than 10 dB below it (the broadband gate
+    /// this replaced cut whole words: see docs/capture.md).
+    func testDoubleTalkMutesFewOfTheTalkersFrames() throws {
+        let r = try EchoScenario(seconds: 16, hintMs: 120, nearEnd: true).run()
+        let lag = r.stats.latencyFrames
+        let f = 320
+        var powers: [(near: Double, out: Double)] = []
+        var i = r.out.count / 2
+        while i + f + lag <= r.out.count {
+            powers.append((EchoSim.power(r.near[i..<(i + f)]), EchoSim.power(r.out[(i + lag)..<(i + lag + f)])))
+            i += f
+        }
+        let level = powers.map(\.near).max() ?? 0
+        let active = powers.filter { $0.near > level * 1e-3 }
+        var muted = 0, run = 0, longest = 0
+        for p in active {
+            if p.out < 0.1 * p.near { muted += 1; run += 1; longest = max(longest, run) } else { run = 0 }
+        }
+        let share = Double(muted) / Double(max(1, active.count))
+        print("double talk: \(muted) of \(active.count) talker frames muted (\(share * 100) %), longest run \(longest * 20) ms")
+        XCTAssertGreaterThan(active.count, 100)
+        XCTAssertLessThan(share, 0.03)
+        XCTAssertLessThanOrEqual(longest, 5)
     }
 }

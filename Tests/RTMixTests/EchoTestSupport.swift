@@ -122,6 +122,10 @@ struct DeviceRun {
     var playoutRate: Int
     var captureRate: Int
     var micClockPpm: Double = 0
+    /// Duplex only: each capture call comes up to this many ms after its
+    /// render call (the render's compute time, uniformly random): one
+    /// clock, but a callback phase that jitters as a real host's does.
+    var duplexJitterMs: Double = 0
 
     func run(engine: Engine, source: SourceID, playout: [Float], mic: [Float],
              onCapture: ((Int) -> Void)? = nil) throws -> [Float] {
@@ -137,6 +141,7 @@ struct DeviceRun {
         // capture c at c capture-clock blocks.
         try engine.setClock(simulatedClock)
         var r = 0, c = 0
+        var jitter = EchoSim.Noise(seed: 1234)
         while c < captureBlocks {
             // Render first when both are due at once (duplex order).
             if r < renderBlocks && Double(r) * renderPeriod <= Double(c) * capturePeriod {
@@ -148,7 +153,8 @@ struct DeviceRun {
                 r += 1
                 continue
             }
-            simulatedNs = UInt64(Double(c) * capturePeriod * blockNs) + 1_000_000_000
+            let late = duplexJitterMs * 1e6 * Double(0.5 + 0.5 * jitter.next())
+            simulatedNs = UInt64(Double(c) * capturePeriod * blockNs + late) + 1_000_000_000
             try mic[(c * block)..<((c + 1) * block)].withUnsafeBufferPointer { m in
                 try out[(c * block)..<((c + 1) * block)].withUnsafeMutableBufferPointer { o in
                     try engine.processCapture(mic: UnsafeBufferPointer(rebasing: m[...]),

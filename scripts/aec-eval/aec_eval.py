@@ -485,6 +485,113 @@ class Eval:
                              f"| {lag_samples(s.near[a:], out[a:len(s.mic)], rate)} samples |")
         return lines
 
+    # f. real recorded speech, several rooms, talker metrics, baselines
+    def scenario_f(self):
+        import real_speech as rs
+        from pesq import pesq
+        secs = max(30.0, self.args.seconds)
+        start = 8.0
+        base = self.args.speex_baseline
+        far_clips = {r: rs.load_prompts(f"{rs.SOUNDS}/fr_CA_f_June/*.wav", PLAY_RATE, seed=3) for r in [PLAY_RATE]}[PLAY_RATE]
+        near_clips = rs.load_prompts(f"{rs.SOUNDS}/en_US_f_Allison/*.g722", PLAY_RATE, ffmpeg_g722=True, seed=4)
+        far = rs.sequence(far_clips, secs, PLAY_RATE, (0.2, 0.6), 0.2, 7)
+        far /= active_rms(far)
+        near = rs.sequence(near_clips, secs, PLAY_RATE, (0.8, 2.0), start, 8)
+        near /= active_rms(near)
+        media = self.media(secs)
+        play = far * 10 ** (-22 / 20) + media * 10 ** (-30 / 20)
+        play *= 10 ** (-3 / 20) / np.abs(play).max()
+        engines = [("RTMix", self.cli)] + ([("RTMix before (gate)", self.args.cli_old)] if self.args.cli_old else [])
+        rows = []
+        jobs = []
+        for rate in self.rates:
+            for ri, (rname, dims, rt60, dist) in enumerate(rs.ROOMS):
+                h = rs.rir(rate, dims, rt60, dist)
+                n = int(secs * rate)
+                room = signal.oaconvolve(resample(play, PLAY_RATE, rate), h)[:n]
+                room *= 10 ** (ECHO_DBFS / 20) / active_rms(room, rate)
+                d = int(round(DEVICE_DELAY_MS * rate / 1000))
+                echo = np.zeros(n)
+                echo[d:] = room[:n - d]
+                nr = resample(near, PLAY_RATE, rate)[:n] * 10 ** (NEAR_DBFS / 20)
+                noise = rs.pink(n, 11 + ri) * 10 ** (-70 / 20)
+                mic = echo + nr + noise
+                name = f"f-{rate}-{ri}"
+                directory = os.path.join(self.work, name)
+                os.makedirs(directory, exist_ok=True)
+                sf.write(os.path.join(directory, "playout.wav"), play.astype(np.float32), PLAY_RATE, subtype="FLOAT")
+                sf.write(os.path.join(directory, "mic.wav"), mic.astype(np.float32), rate, subtype="FLOAT")
+                true_delay = d + int(round(dist / C * rate))
+                futs = [(label, self.pool.submit(run_aec, cli, directory, [], f"e{i}")) for i, (label, cli) in enumerate(engines)]
+                jobs.append((rate, rname, mic, nr, echo, resample(play, PLAY_RATE, rate)[:n], true_delay, directory, futs))
+        lines = ["### f. Real recorded speech, three rooms, double talk",
+                 f"{secs:.0f} s; far end: recorded fr-CA voice prompts (June Wallack, 8 kHz) + music at -30 dB under it; "
+                 f"near-end talker: recorded en-US prompts (Allison Smith, G.722 16 kHz) from {start:.0f} s, {NEAR_DBFS:.0f} dBFS "
+                 f"against echo {ECHO_DBFS:.0f} dBFS; pink noise -70 dBFS; device delay {DEVICE_DELAY_MS} ms, no hint. "
+                 "speexdsp: 200 ms tail + preprocess (its residual-echo suppression), reference aligned by the true delay. "
+                 "Muted = the talker's active 20 ms frames in double talk whose output is > 10 dB below the clean talker. "
+                 "ERLE over 1 s windows with the talker silent, after 5 s. AECMOS echo/degradation (speechmos, 16 kHz, "
+                 "double talk = 20 s from the talker's onset).", "",
+                 "| capture | room | engine | ERLE median | ERLE p10 | muted frames | longest muted run | PESQ WB (DT) | AECMOS DT echo / deg |",
+                 "|---|---|---|---|---|---|---|---|---|"]
+        plots = []
+        for rate, rname, mic, nr, echo, ref, true_delay, directory, futs in jobs:
+            outs = [(label, fut.result()[0]) for label, fut in futs]
+            if base:
+                outs.append(("speexdsp", rs.run_speex(base, mic, ref, rate, true_delay, directory, "speex")))
+            a = int(start * rate)
+            ref16 = resample(nr[a:], rate, 16_000)
+            mic16 = resample(mic[a:], rate, 16_000)
+            p_mic = pesq(16_000, ref16, mic16, "wb")
+            lines.append(f"| {rate // 1000} kHz | {rname} | unprocessed mic | - | - | - | - | {p_mic:.2f} | - |")
+            curves = []
+            for label, out in outs:
+                out = np.pad(out, (0, max(0, len(mic) - len(out))))[:len(mic)]
+                erows = rs.erle_windows(mic, nr, echo, out, rate)
+                med, p10 = rs.stats(erows)
+                share, longest, count, pn, po, sel = rs.talker_metrics(nr, echo, out, rate, start)
+                out16 = resample(out[a:], rate, 16_000)
+                m = min(len(ref16), len(out16))
+                score = pesq(16_000, ref16[:m], out16[:m], "wb")
+                mos = rs.aecmos(ref, mic, out, rate, a, a + 20 * rate, "dt") if self.args.aecmos else None
+                mos_s = f"{mos[0]:.2f} / {mos[1]:.2f}" if mos else "n/a"
+                lines.append(f"| {rate // 1000} kHz | {rname} | {label} | {fmt(med)} dB | {fmt(p10)} dB | "
+                             f"{100 * share:.1f} % of {count} | {longest:.0f} ms | {score:.2f} | {mos_s} |")
+                curves.append((label, erows, pn, po, sel))
+            plots.append((rate, rname, curves))
+        if self.args.markdown:
+            png = os.path.splitext(self.args.markdown)[0] + "-f.png"
+            plot_f(plots, png, start)
+            lines += ["", f"Pictures: `{os.path.basename(png)}` (ERLE per 1 s window; the talker's level in "
+                      "(clean) and out per 20 ms frame, muted frames marked)."]
+        return lines
+
+
+def plot_f(plots, path, start):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(len(plots), 2, figsize=(16, 2.6 * len(plots)), squeeze=False)
+    for row, (rate, rname, curves) in enumerate(plots):
+        ax = axes[row][0]
+        for label, erows, _, _, _ in curves:
+            ax.plot([t for t, _ in erows], [e for _, e in erows], marker=".", label=label)
+        ax.set_title(f"{rate // 1000} kHz, {rname}: ERLE (1 s echo-only windows)", fontsize=8)
+        ax.set_ylabel("dB")
+        ax.legend(fontsize=6)
+        ax = axes[row][1]
+        label, _, pn, po, sel = curves[0]
+        t = start + np.arange(len(pn)) * 0.02
+        ax.plot(t, 10 * np.log10(pn + 1e-12), lw=0.6, label="talker clean")
+        ax.plot(t, 10 * np.log10(po + 1e-12), lw=0.6, label=f"{label} out")
+        muted = sel & (po < pn * 0.1)
+        ax.plot(t[muted], 10 * np.log10(pn[muted] + 1e-12), "rx", ms=3, label="muted frame")
+        ax.set_ylim(-90, -10)
+        ax.set_title(f"{rate // 1000} kHz, {rname}: talker level in/out (20 ms)", fontsize=8)
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+
 
 def lag_samples(x, y, rate, max_ms=60):
     """Lag of y relative to x (samples) at the cross-correlation peak, |lag| <= max_ms."""
@@ -514,7 +621,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scenario", default="a,b,c,d,e", help="comma-separated subset of a,b,c,d,e")
+    ap.add_argument("--scenario", default="a,b,c,d,e,f", help="comma-separated subset of a,b,c,d,e,f")
     ap.add_argument("--full", action="store_true", help="10-minute drift run (d) instead of 60 s")
     ap.add_argument("--seconds", type=float, default=20.0, help="length of scenarios a, b, c, e (default 20)")
     ap.add_argument("--rates", default="16000,48000", help="capture rates (default 16000,48000)")
@@ -523,10 +630,13 @@ def main():
                     help="swift build scratch path when building the CLI (default $RTMIX_SCRATCH or .build)")
     ap.add_argument("--workdir", help="keep generated files here (default: a temporary directory, removed)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel rtmix-cli runs (default 2)")
-    ap.add_argument("--markdown", help="also write the tables to this file")
+    ap.add_argument("--markdown", help="also write the tables to this file (and scenario f's picture beside it)")
+    ap.add_argument("--cli-old", help="scenario f: also run this (older) rtmix-cli")
+    ap.add_argument("--speex-baseline", help="scenario f: speex_baseline binary (default: compile speex_baseline.c)")
+    ap.add_argument("--aecmos", action="store_true", help="scenario f: AECMOS scores (speechmos)")
     args = ap.parse_args()
 
-    if shutil.which("espeak-ng") is None:
+    if shutil.which("espeak-ng") is None and set(args.scenario.split(",")) - {"f"}:
         sys.exit("espeak-ng not found: apt-get install espeak-ng")
     if not args.cli:
         scratch = args.scratch_path
@@ -535,6 +645,11 @@ def main():
         bindir = subprocess.run(["swift", "build", "-c", "release", "--scratch-path", scratch, "--show-bin-path"],
                                 cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
         args.cli = os.path.join(bindir, "rtmix-cli")
+    if "f" in args.scenario and not args.speex_baseline:
+        args.speex_baseline = os.path.join(tempfile.mkdtemp(prefix="speex-baseline-"), "speex_baseline")
+        subprocess.run(["cc", "-O2", "-o", args.speex_baseline, os.path.join(here, "speex_baseline.c"),
+                        "-lspeexdsp", "-lm"], check=True)
+    sys.path.insert(0, here)
     keep = args.workdir is not None
     ev = Eval(args)
     out = [f"## RTMix AEC evaluation ({'full' if args.full else 'quick'})", "",

@@ -36,7 +36,8 @@ extension CaptureProcessor {
             missingEpisode = false
         }
         emit(into: out, frames: frames)
-        link.latencyFrames.set(UInt64(latency + (canceller.preprocess != nil ? frameSize : 0)))
+        link.latencyFrames.set(UInt64(latency + (canceller.preprocess != nil ? frameSize : 0)
+                                      + (suppressing ? frameSize : 0)))
     }
 
     // MARK: reference
@@ -176,7 +177,16 @@ extension CaptureProcessor {
         }
         let a = min(1, Double(frames) / Double(rate))
         cSmoothed += a * (corrected - cSmoothed)
-        let error = (cSmoothed - cTargetExact) / Double(rate)
+        let deviation = corrected - cSmoothed
+        jitterVariance += 0.25 * a * (deviation * deviation - jitterVariance)
+        // Dead band: an error inside it is timing noise, not drift. The
+        // smoothed value keeps a(2 − a) of the raw jitter's variance.
+        let variance = Float(jitterVariance * a / (2 - a))
+        let sd = Double(_unsafePerformance { rtmix_support_sqrtf(variance) })
+        let band = max(CaptureProcessor.minDeadBandSamples, CaptureProcessor.deadBandSigmas * sd)
+        let raw = cSmoothed - cTargetExact
+        let outside = raw > band ? raw - band : (raw < -band ? raw + band : 0)
+        let error = outside / Double(rate)
         let dt = Double(frames) / Double(rate)
         let limit = CaptureProcessor.maxDriftPpm * 1e-6
         integral += error / (CaptureProcessor.followerSeconds * CaptureProcessor.integralSeconds) * dt
@@ -252,12 +262,12 @@ extension CaptureProcessor {
             // would not keep it valid (unlike a measured path change, where
             // it does). Start it afresh.
             canceller.reset()
-            if gate != nil { gate!.leak = 1 }
+            suppressor.distrust()
         }
-        if moved && gate != nil {
-            // Right after the reference moves, the canceller's residual
-            // says nothing about near-end talk (see considerEstimate).
-            gate!.leak = 1
+        if moved {
+            // Right after the reference moves, the canceller's estimate
+            // may be wrong: suppress from the fallback until it converges.
+            suppressor.distrust()
         }
         delay = samples
         delaySource = source
@@ -300,11 +310,10 @@ extension CaptureProcessor {
             candidate = estimate
             candidateHits = 1
         }
-        if delaySource == 2 && gate != nil {
+        if delaySource == 2 {
             // The echo moved: until the reference is realigned and the
-            // canceller has recovered, its residual is no sign of near-end
-            // talk. The gate assumes a full residual again and learns anew.
-            gate!.leak = 1
+            // canceller has recovered, its estimate is not to be trusted.
+            suppressor.distrust()
         }
         // Two agreeing hops (~0.5 s) replace an estimate or nothing; a
         // host's hint needs four (~1 s of data gathered after it was set).
@@ -343,18 +352,27 @@ extension CaptureProcessor {
                 missing += 1
             }
         }
-        var powers = canceller.process(mic: micQueue, reference: frameRef, out: frameOut)
         var talking = false
-        if gate != nil {
-            gate!.process(frameOut, count: size, referencePower: powers.reference, micPower: powers.mic,
-                          outputPower: powers.linear)
-            talking = gate!.doubleTalk
-            // A residual far above the usual is near-end talk or a moved
-            // echo path: estimate at the full rate again.
-            if talking { estimator.tracking = false }
+        var powers: EchoCanceller.FramePowers
+        if suppressing {
+            // The preprocessor's output is one frame late: the suppressor
+            // gets it with the previous frame's linear echo estimate, and
+            // "mic" = that output + that estimate.
+            for i in 0..<size { frameEcho[i] = frameEcho[size + i] }
+            powers = canceller.process(mic: micQueue, reference: frameRef, out: frameOut,
+                                       echoEstimate: frameEcho + size)
+            let micSeen = frameEcho + 2 * size
+            for i in 0..<size { micSeen[i] = frameOut[i] + frameEcho[i] }
+            suppressor.process(mic: micSeen, linear: frameOut, reference: frameRef, stride: refs)
             var sum: Float = 0
             for i in 0..<size { sum += frameOut[i] * frameOut[i] }
             powers.output = sum / Float(size)
+            talking = suppressor.doubleTalk
+            // Near-end talk or a moved echo path: estimate at the full
+            // rate again.
+            if talking { estimator.tracking = false }
+        } else {
+            powers = canceller.process(mic: micQueue, reference: frameRef, out: frameOut)
         }
         updateStatistics(powers, doubleTalk: talking, link: link)
         // Publish: the processed voice plus the media at the publish gain.
@@ -412,9 +430,18 @@ extension CaptureProcessor {
         link.diverged.set(divergentFrames > 10 ? 1 : 0)
         if divergentFrames >= 50 {
             canceller.reset()
+            suppressor.distrust()
             divergentFrames = 0
             link.resets.add(1)
             link.events.post(.cancellerReset, source: 0, frameTime: eventTime, value: 1)
+        } else if p.trouble {
+            // speexdsp would reset itself soon and print from this thread
+            // (EchoCanceller.watch): do it first, quietly. Value 2.
+            canceller.reset()
+            suppressor.distrust()
+            divergentFrames = 0
+            link.resets.add(1)
+            link.events.post(.cancellerReset, source: 0, frameTime: eventTime, value: 2)
         }
     }
 

@@ -41,9 +41,15 @@ struct CaptureProcessor: ~Copyable {
     @usableFromInline let frameSize: Int
     @usableFromInline let maxFrames: Int
     @usableFromInline let canceller: EchoCanceller
-    /// The residual-echo gate after the canceller; nil when echo
-    /// suppression is off.
-    @usableFromInline var gate: ResidualEchoGate?
+    /// The per-bin residual-echo suppressor after the canceller and its
+    /// preprocessor (which suppresses residual echo too, from speexdsp's
+    /// own estimate); used when `suppressing`.
+    var suppressor: ResidualEchoSuppressor
+    let suppressing: Bool
+    /// [previous frame's linear echo estimate | this frame's | the
+    /// preprocessor's output plus the previous estimate (the microphone
+    /// as the suppressor sees it, one frame late like the preprocessor)].
+    let frameEcho: UnsafeMutablePointer<Float>
     var follower: DriftResampler
     var estimator: DelayEstimator
 
@@ -92,6 +98,9 @@ struct CaptureProcessor: ~Copyable {
     @usableFromInline var phaseSamples: Double? = nil
     @usableFromInline var cSmoothed: Double = 0
     @usableFromInline var integral: Double = 0
+    /// Variance of the measured `c` around its smoothed value (samples²):
+    /// how much the host's callback timing jitters. Starts at (1 ms)².
+    @usableFromInline var jitterVariance: Double
     @usableFromInline var correction: Double = 0
     @usableFromInline var largestArrival = 0
     @usableFromInline var driftAlarm = false
@@ -128,6 +137,12 @@ struct CaptureProcessor: ~Copyable {
     static var followerSeconds: Double { @_noLocks get { 2 } }
     /// Integral time of the clock follower, seconds.
     static var integralSeconds: Double { @_noLocks get { 8 } }
+    /// The follower does not steer while the smoothed alignment error is
+    /// within this many standard deviations of its own noise (the measured
+    /// timing jitter after smoothing; at least `minDeadBandSamples`): on one clock it must say 0 and
+    /// leave the alignment still (issue 16).
+    static var deadBandSigmas: Double { @_noLocks get { 4 } }
+    static var minDeadBandSamples: Double { @_noLocks get { 1.5 } }
     /// Samples the reference history runs ahead of the ring.
     static var followerLag: Int { @_noLocks get { DriftResampler.taps / 2 - 1 } }
     /// Largest drift the follower corrects (and beyond which it alarms).
@@ -149,7 +164,8 @@ struct CaptureProcessor: ~Copyable {
         while capacity < rate + 2 * maxFrames + 2 * chunk { capacity <<= 1 }
         let planes = config.captureReferenceChannels + 1
         var batch = AllocationBatch()
-        guard let history = batch.allocate(repeating: Float(0), count: capacity * planes),
+        guard let frameEcho = batch.allocate(repeating: Float(0), count: 3 * frameSize),
+              let history = batch.allocate(repeating: Float(0), count: capacity * planes),
               let drained = batch.allocate(repeating: Float(0), count: chunk * 2 * planes),
               let drainedMono = batch.allocate(repeating: Float(0), count: chunk * 2),
               // Up to 4 frames may wait for their reference, plus one call.
@@ -164,18 +180,21 @@ struct CaptureProcessor: ~Copyable {
                                     speakers: config.captureReferenceChannels,
                                     noiseSuppression: config.noiseSuppression,
                                     echoSuppression: config.echoSuppression, agc: config.agc),
+              let suppressor = ResidualEchoSuppressor(frameSize: frameSize, sampleRate: rate),
               let follower = DriftResampler(chunkFrames: chunk, channels: config.captureReferenceChannels + 1),
               let estimator = DelayEstimator(sampleRate: rate)
         else { return nil }
         allocatedBytes = batch.commit() + c.allocatedBytes + follower.allocatedBytes + estimator.allocatedBytes
+            + suppressor.allocatedBytes
         self.rate = rate
         channels = config.captureChannels
         self.frameSize = frameSize
         self.maxFrames = maxFrames
         referenceChannels = config.captureReferenceChannels
         canceller = consume c
-        gate = config.echoSuppression && config.aecTailMs > 0
-            ? ResidualEchoGate(sampleRate: config.captureRate, frameSize: config.captureFrameSize) : nil
+        suppressing = config.echoSuppression && config.aecTailMs > 0
+        self.frameEcho = frameEcho
+        self.suppressor = consume suppressor
         self.chunk = chunk
         self.follower = consume follower
         self.estimator = consume estimator
@@ -191,6 +210,7 @@ struct CaptureProcessor: ~Copyable {
         self.frameMedia = frameMedia
         self.frameOut = frameOut
         leadSamples = rate * CaptureProcessor.leadMs / 1000
+        jitterVariance = Double(rate / 1000) * Double(rate / 1000)
         publishRamp = GainRamp(initial: 0, rampFrames: max(1, rate / 100))
     }
 
@@ -205,5 +225,6 @@ struct CaptureProcessor: ~Copyable {
         Allocation.free(frameRef)
         Allocation.free(frameMedia)
         Allocation.free(frameOut)
+        Allocation.free(frameEcho)
     }
 }
