@@ -193,6 +193,44 @@ final class CaptureTests: XCTestCase {
         XCTAssertGreaterThan(erle, 30)
     }
 
+    /// Full-scale noise at the microphone against a full-scale reference,
+    /// stereo 48 kHz: the capture output stays within ±1 (the suppressor's
+    /// comfort noise and overlap-add can exceed its input; FuzzEngineC found
+    /// 3.71 on 2026-11-26).
+    func testCaptureOutputStaysWithinFullScale() throws {
+        var config = EngineConfig()
+        config.sampleRate = 48_000
+        config.channels = 2
+        config.captureRate = 48_000
+        config.captureChannels = 2
+        let engine = try Engine(config)
+        var source = SourceConfig.classic(domain: .call, sampleRate: 48_000, channels: 2)
+        source.bufferFrames = 1 << 16
+        let id = try engine.addSource(source)
+        var noise = EchoSim.Noise(seed: 77)
+        var play = [Float](repeating: 0, count: 960), rendered = [Float](repeating: 0, count: 960)
+        var mic = [Float](repeating: 0, count: 960), out = [Float](repeating: 0, count: 960)
+        var worst: Float = 0
+        for block in 0..<500 {
+            for i in 0..<960 { play[i] = noise.next() }
+            for i in 0..<960 {
+                // Noise, then full-scale squares, then noise again.
+                let v = noise.next()
+                mic[i] = (block / 100) % 2 == 0 ? v : ((i / 16) % 2 == 0 ? 1 : -1) * (v > 0 ? 1 : 0.9)
+            }
+            _ = try play.withUnsafeBufferPointer { try engine.push($0, to: id, channels: 2) }
+            try rendered.withUnsafeMutableBufferPointer { try engine.render(into: $0, frames: 480) }
+            try mic.withUnsafeBufferPointer { m in
+                try out.withUnsafeMutableBufferPointer { o in
+                    try engine.processCapture(mic: m, out: o, frames: 480)
+                }
+            }
+            for v in out { worst = max(worst, v.isFinite ? abs(v) : .infinity) }
+        }
+        print("full-scale capture: largest |out| \(worst)")
+        XCTAssertLessThanOrEqual(worst, 1)
+    }
+
     func testDoubleTalkKeepsTheNearEndTalker() throws {
         let r = try EchoScenario(seconds: 16, hintMs: 120, nearEnd: true).run()
         let half = r.out.count / 2

@@ -378,12 +378,18 @@ extension CaptureProcessor {
         // Publish: the processed voice plus the media at the publish gain.
         publishRamp.setTarget(link.publishGain.load())
         let dst = outQueue + outQueued
+        // Hard-limited to ±1 either way: the suppressor's overlap-add and
+        // comfort noise can exceed its int16-bounded input (FuzzEngineC
+        // found 3.71).
         if publishRamp.isSteady && publishRamp.current == 0 {
-            for i in 0..<size { dst[i] = frameOut[i] }
+            for i in 0..<size {
+                let v = frameOut[i]
+                dst[i] = v.isFinite ? max(-1, min(1, v)) : 0
+            }
         } else {
             for i in 0..<size {
                 let v = frameOut[i] + frameMedia[i] * publishRamp.next()
-                dst[i] = max(-1, min(1, v))
+                dst[i] = v.isFinite ? max(-1, min(1, v)) : 0
             }
         }
         outQueued += size

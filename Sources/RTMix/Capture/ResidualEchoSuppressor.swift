@@ -333,9 +333,11 @@ struct ResidualEchoSuppressor: ~Copyable {
             let fallbackR = fallbackOverdrive * pathGain[k] * xHeld
             // New in this bin: the filter has not shown it removes echo at
             // this level here; trust it again once it has.
-            if pX > novelty * refSlow[k] + activity { trust[k] = 0 }
-            refSlow[k] += 0.005 * (pX - refSlow[k])
-            let weight: Float = 1 - trust[k]
+            let slow = refSlow[k]
+            refSlow[k] = slow + 0.005 * (pX - slow)
+            let fresh = pX > novelty * slow + activity
+            let weight: Float = fresh ? 1 : 1 - trust[k]
+            if fresh { trust[k] = 0 }
             fallbackWeight[k] = weight
             let r = max(linearR, weight * fallbackR)
             // Decision-directed signal-to-residual ratio (last frame's kept
