@@ -333,6 +333,9 @@ struct ResidualEchoSuppressor: ~Copyable {
             let fallbackR = fallbackOverdrive * pathGain[k] * xHeld
             // New in this bin: the filter has not shown it removes echo at
             // this level here; trust it again once it has.
+            // (Read once into a local: the form that updated refSlow[k] in
+            // place crashed Swift 6.3.1's compiler in the -O TSan build,
+            // LLVM "Invalid bitcast".)
             let slow = refSlow[k]
             refSlow[k] = slow + 0.005 * (pX - slow)
             let fresh = pX > novelty * slow + activity
