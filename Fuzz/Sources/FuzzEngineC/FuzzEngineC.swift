@@ -509,7 +509,11 @@ final class CProgram {
                 var st = rtmix_engine_stats()
                 _ = rtmix_engine_stats_init(&st)
                 _ = rtmix_engine_get_stats(m.handle, &st)
-                let ringBytes = UInt64(max(Int(cfg.buffer_frames), 192_000)) * 2 * 4 * UInt64(cfg.channels)
+                // The ring is rounded up to a power of two (rtmix.h), with a
+                // capacity's headroom: 2^22 stereo frames alone are 64 MiB.
+                var ringFrames = 1
+                while ringFrames < max(Int(cfg.buffer_frames), 192_000) { ringFrames <<= 1 }
+                let ringBytes = UInt64(ringFrames) * 2 * 4 * UInt64(cfg.channels)
                 let nearCap = st.memory_bytes + ringBytes + UInt64(m.maxFrames * 3 * 4) + (1 << 20) > 64 << 20
                 if m.live.count >= m.maxSources {
                     expected = [-6]
