@@ -318,7 +318,9 @@ typedef struct rtmix_engine_stats {
     int32_t aec_diverged;           /* 1 while the canceller adds energy */
     uint32_t capture_rate;          /* the configured capture rate */
     uint64_t aec_double_talk_frames; /* capture frames in double talk */
-    uint64_t aec_resets;            /* canceller resets after divergence */
+    uint64_t aec_resets;            /* canceller resets (divergence, or
+                                       before speexdsp would reset itself;
+                                       RTMIX_EVENT_CANCELLER_RESET) */
     uint64_t capture_calls_without_reference; /* capture calls that found
                                        no reference (render not running) */
     uint64_t aec_delay_changes;     /* times the delay in use changed */
@@ -888,7 +890,13 @@ int32_t rtmix_source_get_stats(rtmix_engine *engine, rtmix_source_id id,
                                          [new delay, microseconds] */
 #define RTMIX_EVENT_CANCELLER_RESET 9   /* the canceller was reset [reason:
                                          1 = diverged (its output was louder
-                                         than its input for 0.5 s)] */
+                                         than its input for 0.5 s);
+                                         2 = speexdsp's own test was about
+                                         to fire (its error above the
+                                         microphone for 45 of its 50
+                                         frames: it would reset itself and
+                                         print to stderr from the capture
+                                         call)] */
 #define RTMIX_EVENT_REFERENCE_MISSING 10 /* capture ran without reference
                                          (render not running); once per
                                          episode [samples missing] */
