@@ -529,21 +529,26 @@ class Eval:
                  f"near-end talker: recorded en-US prompts (Allison Smith, G.722 16 kHz) from {start:.0f} s, {NEAR_DBFS:.0f} dBFS "
                  f"against echo {ECHO_DBFS:.0f} dBFS; pink noise -70 dBFS; device delay {DEVICE_DELAY_MS} ms, no hint. "
                  "speexdsp: 200 ms tail + preprocess (its residual-echo suppression), reference aligned by the true delay. "
+                 "WebRTC AEC3: PyPI livekit's AudioProcessingModule (AEC3 + suppressor, noise suppression, high-pass), "
+                 "no delay hint. "
                  "Muted = the talker's active 20 ms frames in double talk whose output is > 10 dB below the clean talker. "
                  "ERLE over 1 s windows with the talker silent, after 5 s. AECMOS echo/degradation (speechmos, 16 kHz, "
-                 "double talk = 20 s from the talker's onset).", "",
-                 "| capture | room | engine | ERLE median | ERLE p10 | muted frames | longest muted run | PESQ WB (DT) | AECMOS DT echo / deg |",
-                 "|---|---|---|---|---|---|---|---|---|"]
+                 "double talk = 20 s from the talker's onset; far-end single talk = 2 s to the onset).", "",
+                 "| capture | room | engine | ERLE median | ERLE p10 | muted frames | longest muted run | PESQ WB (DT) | AECMOS DT echo / deg | AECMOS far-end ST echo / deg |",
+                 "|---|---|---|---|---|---|---|---|---|---|"]
         plots = []
         for rate, rname, mic, nr, echo, ref, true_delay, directory, futs in jobs:
             outs = [(label, fut.result()[0]) for label, fut in futs]
             if base:
                 outs.append(("speexdsp", rs.run_speex(base, mic, ref, rate, true_delay, directory, "speex")))
+            aec3 = rs.run_aec3(mic, ref, rate)
+            if aec3 is not None:
+                outs.append(("WebRTC AEC3 (livekit)", aec3))
             a = int(start * rate)
             ref16 = resample(nr[a:], rate, 16_000)
             mic16 = resample(mic[a:], rate, 16_000)
             p_mic = pesq(16_000, ref16, mic16, "wb")
-            lines.append(f"| {rate // 1000} kHz | {rname} | unprocessed mic | - | - | - | - | {p_mic:.2f} | - |")
+            lines.append(f"| {rate // 1000} kHz | {rname} | unprocessed mic | - | - | - | - | {p_mic:.2f} | - | - |")
             curves = []
             for label, out in outs:
                 out = np.pad(out, (0, max(0, len(mic) - len(out))))[:len(mic)]
@@ -555,8 +560,11 @@ class Eval:
                 score = pesq(16_000, ref16[:m], out16[:m], "wb")
                 mos = rs.aecmos(ref, mic, out, rate, a, a + 20 * rate, "dt") if self.args.aecmos else None
                 mos_s = f"{mos[0]:.2f} / {mos[1]:.2f}" if mos else "n/a"
+                # far-end single talk: 2 s to the talker's onset
+                st = rs.aecmos(ref, mic, out, rate, 2 * rate, a, "st") if self.args.aecmos else None
+                st_s = f"{st[0]:.2f} / {st[1]:.2f}" if st else "n/a"
                 lines.append(f"| {rate // 1000} kHz | {rname} | {label} | {fmt(med)} dB | {fmt(p10)} dB | "
-                             f"{100 * share:.1f} % of {count} | {longest:.0f} ms | {score:.2f} | {mos_s} |")
+                             f"{100 * share:.1f} % of {count} | {longest:.0f} ms | {score:.2f} | {mos_s} | {st_s} |")
                 curves.append((label, erows, pn, po, sel))
             plots.append((rate, rname, curves))
         if self.args.markdown:

@@ -9,7 +9,8 @@ loudspeaker 0.3/0.6/1.0 m), pink background noise, music in the playout.
 Engines on the same files: RTMix (`rtmix-cli aec`, no delay hint), optionally
 an older rtmix-cli (`--cli-old`), and plain speexdsp (200 ms tail + preprocess
 with its residual-echo suppression, reference aligned by the true delay:
-speex_baseline.c). AEC3 (PyPI livekit) is not run here (see docs/capture.md).
+speex_baseline.c), and WebRTC AEC3 (PyPI livekit's AudioProcessingModule, no
+delay hint) when livekit is installed.
 
 Talker metrics (double talk, far end active): the clean talker's active 20 ms
 frames (within 25 dB of its active level) whose output power is more than
@@ -164,6 +165,30 @@ def run_speex(binary, mic, reference, rate, delay_samples, work, tag):
     f = rate // 100
     y = np.concatenate([y[f:], np.zeros(f)])
     return np.pad(y, (0, max(0, len(mic) - len(y))))[:len(mic)]
+
+
+def run_aec3(mic, reference, rate, delay_ms=None):
+    """WebRTC AEC3 through PyPI livekit's AudioProcessingModule (its bundled
+    WebRTC audio processing: AEC3 + its suppressor, noise suppression, high-pass
+    filter), 10 ms frames in lockstep: the reference frame, then the mic frame.
+    delay_ms None: no hint (AEC3 estimates the delay itself, set to 0 as a
+    host without one would). Returns None when livekit is not installed."""
+    try:
+        from livekit import rtc
+    except Exception:  # noqa: BLE001
+        return None
+    apm = rtc.AudioProcessingModule(echo_cancellation=True, noise_suppression=True, high_pass_filter=True)
+    f = rate // 100
+    q = lambda x: np.clip(np.round(x * 32768), -32768, 32767).astype(np.int16)
+    m16, r16 = q(mic), q(np.pad(reference, (0, max(0, len(mic) - len(reference))))[:len(mic)])
+    out = np.zeros(len(mic))
+    for i in range(0, len(mic) - f + 1, f):
+        apm.process_reverse_stream(rtc.AudioFrame(r16[i:i + f].tobytes(), rate, 1, f))
+        frame = rtc.AudioFrame(m16[i:i + f].tobytes(), rate, 1, f)
+        apm.set_stream_delay_ms(int(delay_ms or 0))
+        apm.process_stream(frame)
+        out[i:i + f] = np.frombuffer(frame.data, dtype=np.int16) / 32768.0
+    return out
 
 
 def aecmos(reference, mic, out, rate, a, b, talk):
