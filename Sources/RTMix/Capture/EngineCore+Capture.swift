@@ -109,22 +109,12 @@ extension EngineCore {
         if let c = clock {
             engineClock.read = c
             engineClock.context = context
+            engineClock.host = true
         }
-        // Render stalls, source positions, event timestamps and the rate
-        // limiter use it too.
+        // The one engine clock: render stalls, source positions, the
+        // capture path's timing, event timestamps and the rate limiters all
+        // read `e.clock` (the capture link and both event queues point to it).
         e.pointee.clock.pointee = engineClock
-        e.pointee.events.setClock(engineClock)
-        guard let link = e.pointee.capture else { return 0 }
-        link.pointee.events.setClock(engineClock)
-        if let c = clock {
-            link.pointee.clock = c
-            link.pointee.clockContext = context
-            link.pointee.hostClock = true
-        } else {
-            link.pointee.clock = captureLinkMonotonicNs
-            link.pointee.clockContext = nil
-            link.pointee.hostClock = false
-        }
         return 0
     }
 
