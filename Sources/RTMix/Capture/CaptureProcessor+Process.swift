@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The capture call itself: the stages in order. Real-time safe: no
 /// locks, allocation or reference counting (`@_noLocks` checks it).
 extension CaptureProcessor {
