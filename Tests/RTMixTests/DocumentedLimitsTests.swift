@@ -25,7 +25,7 @@ final class DocumentedLimitsTests: XCTestCase {
     }
 
     func testDriftOutOfRangeDocumentsTheCaptureFollowerLimit() throws {
-        let ppm = Int(CaptureProcessor.maxDriftPpm)
+        let ppm = Int(CaptureClockFollower.maxDriftPpm)
         let comment = try headerComment(of: "RTMIX_EVENT_DRIFT_OUT_OF_RANGE")
         XCTAssertTrue(comment.contains("+-\(ppm) ppm"), comment)
     }

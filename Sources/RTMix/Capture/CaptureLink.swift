@@ -23,8 +23,9 @@ struct CaptureLink: ~Copyable {
     @usableFromInline let delayHintMs = Atomic<Int32>(-1)
     /// Media publish gain (linear).
     @usableFromInline let publishGain = AtomicFloat(0)
-    /// Capture → control: canceller events (see EngineEventKind).
-    @usableFromInline let events = EventQueue()
+    /// Capture → control: canceller events (see EngineEventKind), stamped
+    /// with the engine clock.
+    @usableFromInline let events: EventQueue
 
     // statistics, written by the capture thread
     @usableFromInline let calls = Counter()
@@ -53,23 +54,17 @@ struct CaptureLink: ~Copyable {
     @usableFromInline let stampSequence = Atomic<UInt64>(0)
     @usableFromInline let stampNs = Atomic<UInt64>(0)
     @usableFromInline let stampFrames = Atomic<UInt64>(0)
-    /// The clock both sides read, in ns: CLOCK_MONOTONIC unless the host
-    /// provides its own (`setClock`: device timestamps, or a simulation
-    /// running faster than real time). Read by the render and capture
-    /// threads; changed only while neither runs.
-    @usableFromInline var clock: @convention(c) (UnsafeMutableRawPointer?) -> UInt64 = captureLinkMonotonicNs
-    @usableFromInline var clockContext: UnsafeMutableRawPointer? = nil
+    /// The engine's clock (`EngineCore.clock`, which owns it): render and
+    /// capture time their calls with the same clock as everything else.
+    let clock: UnsafeMutablePointer<EngineClock>
+
+    /// Reads the engine clock (real-time safe: see `EngineClock.now`).
+    @_noLocks
+    func now() -> UInt64 { clock.pointee.now() }
+
     /// A host clock is in use (its time is trusted even when calls come
     /// faster than real time).
-    @usableFromInline var hostClock = false
-
-    /// Reads the clock (real-time safe: CLOCK_MONOTONIC is a vDSO read; a
-    /// host clock must be real-time safe by contract).
-    @_noLocks
-    func now() -> UInt64 {
-        let f = clock, context = clockContext
-        return _unsafePerformance { f(context) }
-    }
+    var hostClock: Bool { @_noLocks get { clock.pointee.host } }
 
     /// Render thread, after writing a block: publishes the timing stamp.
     @_noLocks
@@ -95,8 +90,9 @@ struct CaptureLink: ~Copyable {
         return nil
     }
 
-    /// nil when an allocation fails.
-    init?(config: EngineConfig) {
+    /// nil when an allocation fails. `clock`: the engine's, which outlives
+    /// the link.
+    init?(config: EngineConfig, clock: UnsafeMutablePointer<EngineClock>) {
         guard let t = ReferenceTap(maxFrames: config.maxFrames, outputRate: config.sampleRate,
                                    captureRate: config.captureRate,
                                    referenceChannels: config.captureReferenceChannels),
@@ -116,6 +112,8 @@ struct CaptureLink: ~Copyable {
             Allocation.destroy(tp)
             return nil
         }
+        self.clock = clock
+        events = EventQueue(clock: clock)
         ring = r
         tap = tp
         processor = pp
@@ -130,10 +128,4 @@ struct CaptureLink: ~Copyable {
         Allocation.destroy(tap)
         Allocation.destroy(processor)
     }
-}
-
-/// The default capture-path clock.
-@_noLocks
-func captureLinkMonotonicNs(_ context: UnsafeMutableRawPointer?) -> UInt64 {
-    _unsafePerformance { rtmix_support_monotonic_ns() }
 }

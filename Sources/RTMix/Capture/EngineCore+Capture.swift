@@ -28,10 +28,7 @@ extension EngineCore {
     @_noLocks
     static func endCapture(_ link: UnsafeMutablePointer<CaptureLink>, frames: Int, start: UInt64) {
         let end: UInt64 = _unsafePerformance { rtmix_support_monotonic_ns() }
-        let elapsed = end &- start
-        if elapsed > link.pointee.captureNsMax.read() { link.pointee.captureNsMax.set(elapsed) }
-        link.pointee.calls.add(1)
-        link.pointee.frames.add(frames)
+        CaptureMetrics.endCall(frames: frames, elapsedNs: end &- start, link: link.pointee)
         link.pointee.capturing.store(false, ordering: .releasing)
     }
 
@@ -60,8 +57,8 @@ extension EngineCore {
         guard let link = l else { return status }
         let start: UInt64 = _unsafePerformance { rtmix_support_monotonic_ns() }
         let p = link.pointee.processor
-        let count = frames * p.pointee.channels
-        let input = p.pointee.scratchIn, output = p.pointee.scratchOut
+        let count = frames * p.pointee.framer.channels
+        let input = p.pointee.framer.scratchIn, output = p.pointee.framer.scratchOut
         Mixing.convertFromS16(mic, input, count: count)
         p.pointee.process(mic: input, out: output, frames: frames, link: link.pointee)
         Mixing.convertToS16(output, out, count: count)
@@ -109,22 +106,12 @@ extension EngineCore {
         if let c = clock {
             engineClock.read = c
             engineClock.context = context
+            engineClock.host = true
         }
-        // Render stalls, source positions, event timestamps and the rate
-        // limiter use it too.
+        // The one engine clock: render stalls, source positions, the
+        // capture path's timing, event timestamps and the rate limiters all
+        // read `e.clock` (the capture link and both event queues point to it).
         e.pointee.clock.pointee = engineClock
-        e.pointee.events.setClock(engineClock)
-        guard let link = e.pointee.capture else { return 0 }
-        link.pointee.events.setClock(engineClock)
-        if let c = clock {
-            link.pointee.clock = c
-            link.pointee.clockContext = context
-            link.pointee.hostClock = true
-        } else {
-            link.pointee.clock = captureLinkMonotonicNs
-            link.pointee.clockContext = nil
-            link.pointee.hostClock = false
-        }
         return 0
     }
 

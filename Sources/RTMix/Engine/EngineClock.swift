@@ -8,6 +8,9 @@ import CRTMixSupport
 struct EngineClock {
     @usableFromInline var read: @convention(c) (UnsafeMutableRawPointer?) -> UInt64 = engineMonotonicNs
     @usableFromInline var context: UnsafeMutableRawPointer? = nil
+    /// The host's clock is in use (`setClock`): the capture path trusts its
+    /// time even when calls come faster than real time.
+    var host = false
     init() {}
 
     /// Real-time safe: CLOCK_MONOTONIC is a vDSO read; a host clock must be

@@ -58,7 +58,7 @@ struct EngineCore: ~Copyable {
     @usableFromInline let limiterMinGain = AtomicFloat(1)
     @usableFromInline let renderTimes: LatencyHistogram
     /// Render → control: why audio went missing (see EngineEventKind).
-    @usableFromInline let events = EventQueue()
+    @usableFromInline let events: EventQueue
     /// Render-gap and stall detection (render and control sides).
     @usableFromInline let stall = StallDetector()
     /// Media ducking (render thread only) and its gain, for stats.
@@ -110,7 +110,7 @@ struct EngineCore: ~Copyable {
         var link: UnsafeMutablePointer<CaptureLink>? = nil
         var captureBytes = 0
         if config.captureRate != 0 {
-            guard let l = CaptureLink(config: config) else {
+            guard let l = CaptureLink(config: config, clock: clock) else {
                 Allocation.free(slots)
                 return nil
             }
@@ -143,6 +143,7 @@ struct EngineCore: ~Copyable {
         self.controlState = controlState
         renderTimes = histogram
         self.clock = clock
+        events = EventQueue(clock: clock)
         self.ducker = ducker
         self.callMonitors = callMonitors
     }

@@ -137,32 +137,39 @@ struct EventQueue: ~Copyable {
     @usableFromInline let droppedReported = Counter()
     /// Events the rate limiter held back, in total (producer writes).
     @usableFromInline let suppressedTotal = Counter()
-    /// The producer's clock and rate limiter (producer only; the clock is
-    /// changed only while the producer is idle).
+    /// The producer's clock: the engine's (shared, not owned) or, for a
+    /// queue on its own (tests), one of its own; changed only while the
+    /// producer is idle. And its rate limiter (producer only).
     @usableFromInline let clock: UnsafeMutablePointer<EngineClock>
+    let ownsClock: Bool
     @usableFromInline let limiter: EventRateLimiter?
 
-    /// `startIndex` (tests only) starts both counters near the wrap;
-    /// `rateLimited: false` (tests only) turns the limiter off.
-    init(startIndex: Int = 0, rateLimited: Bool = true) {
+    /// `clock`: the engine's (it must outlive the queue); nil: a clock of
+    /// its own (CLOCK_MONOTONIC). `startIndex` (tests only) starts both
+    /// counters near the wrap; `rateLimited: false` (tests only) turns the
+    /// limiter off.
+    init(clock shared: UnsafeMutablePointer<EngineClock>? = nil, startIndex: Int = 0, rateLimited: Bool = true) {
         // From the system allocator, like the queue's storage: the queue is
         // not failable yet (docs/memory.md).
         indices = SPSCIndices(uncounted: startIndex)
         storage = .allocate(capacity: EventQueue.capacity)
         storage.initialize(repeating: RawEvent(kind: 0, source: 0, frameTime: 0, value: 0), count: EventQueue.capacity)
-        clock = .allocate(capacity: 1)
-        clock.initialize(to: EngineClock())
+        if let c = shared {
+            clock = c
+            ownsClock = false
+        } else {
+            clock = .allocate(capacity: 1)
+            clock.initialize(to: EngineClock())
+            ownsClock = true
+        }
         limiter = rateLimited ? EventRateLimiter() : nil
     }
 
     deinit {
         storage.deallocate()
-        clock.deallocate()
+        if ownsClock { clock.deallocate() }
         limiter?.deallocate()
     }
-
-    /// Producer idle only (before the device starts).
-    func setClock(_ c: EngineClock) { clock.pointee = c }
 
     /// The producer's clock (also read by control threads: a host clock
     /// must be callable from any thread).

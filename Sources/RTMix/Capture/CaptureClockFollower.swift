@@ -1,0 +1,147 @@
+import CRTMixSupport
+
+/// Capture stage 2, the clock follower. Two sample clocks meet in the
+/// capture path: `h` counts reference samples appended to the history
+/// (render clock, converted to the capture rate and steered by the drift
+/// resampler) and `n` counts microphone samples (capture clock). `c = h − n`
+/// after each call's appends is steady while both clocks run at the same
+/// speed. The follower locks onto c (corrected for the render/capture
+/// callback phase, which it measures from the render side's timing stamp
+/// and the engine clock), then a PI controller keeps its smoothed value at
+/// the locked one by steering the resampler's step (render/capture clock
+/// ratio); the controller's integral is the drift estimate. A dead band
+/// sized from the measured timing jitter keeps it at 0 on one clock. A jump
+/// of c beyond the jitter bound (render or capture stalled, ring overflow)
+/// re-locks. Plain values: no allocation.
+struct CaptureClockFollower {
+    let rate: Int
+    private(set) var locked = false
+    /// The locked value of c.
+    private(set) var cTarget = 0
+    /// The locked value of c corrected for the callback phase.
+    private var cTargetExact: Double = 0
+    /// Clock time of the previous capture call and its frames; the ratio
+    /// of clock time to audio time between calls (smoothed).
+    private var lastCallNs: UInt64 = 0
+    private var lastCallFrames = 0
+    private var realTimeRatio: Double = 0
+    /// This call's callback phase in capture samples (nil: unknown).
+    private(set) var phaseSamples: Double? = nil
+    private var cSmoothed: Double = 0
+    private var integral: Double = 0
+    /// Variance of the measured `c` around its smoothed value (samples²):
+    /// how much the host's callback timing jitters. Starts at (1 ms)².
+    private var jitterVariance: Double
+    /// The drift correction in use (fraction; > 0: the playout clock runs
+    /// faster).
+    private(set) var correction: Double = 0
+    private var largestArrival = 0
+    private var driftAlarm = false
+
+    /// Time constant of the proportional path, seconds.
+    static var followerSeconds: Double { @_noLocks get { 2 } }
+    /// Integral time, seconds.
+    static var integralSeconds: Double { @_noLocks get { 8 } }
+    /// The follower does not steer while the smoothed alignment error is
+    /// within this many standard deviations of its own noise (the measured
+    /// timing jitter after smoothing; at least `minDeadBandSamples`): on
+    /// one clock it must say 0 and leave the alignment still (issue 16).
+    static var deadBandSigmas: Double { @_noLocks get { 4 } }
+    static var minDeadBandSamples: Double { @_noLocks get { 1.5 } }
+    /// Largest drift corrected (and beyond which it alarms).
+    static var maxDriftPpm: Double { @_noLocks get { 1000 } }
+
+    init(sampleRate rate: Int) {
+        self.rate = rate
+        jitterVariance = Double(rate / 1000) * Double(rate / 1000)
+    }
+
+    /// What a call did to the clocks.
+    enum Update {
+        case none
+        /// Locked (again) at `cTarget`: the alignment starts anew.
+        case locked
+        /// Steered: the correction in use; `alarm` when it has just
+        /// reached the largest drift corrected.
+        case steered(correction: Double, alarm: Bool)
+    }
+
+    /// The resampler's step for this call (input per output sample).
+    var step: Double { @_noLocks get { 1 / (1 - correction) } }
+
+    /// The reference was discarded: lock anew on the next arrival.
+    @_noLocks
+    mutating func unlock() { locked = false }
+
+    /// No timing for this call (no stamp, or the drain stopped short of
+    /// it).
+    @_noLocks
+    mutating func untimed() { phaseSamples = nil }
+
+    /// Times this call: `now` on the engine clock, the newest reference
+    /// drained was rendered at `renderedNs`. `hostClock`: the host's own
+    /// clock, trusted even when calls come faster than real time.
+    @_noLocks
+    mutating func timeCall(now: UInt64, renderedNs: UInt64, hostClock: Bool) {
+        phaseSamples = nil
+        // Calls much faster than real time (a file processed offline with
+        // the default clock): the clock says nothing about the audio's
+        // timing, and the counts alone are exact.
+        let elapsed = lastCallNs == 0 || now < lastCallNs ? 0 : Double(now - lastCallNs) * 1e-9
+        lastCallNs = now
+        let audio = Double(lastCallFrames) / Double(rate)
+        if audio > 0 { realTimeRatio += 0.05 * (elapsed / audio - realTimeRatio) }
+        if hostClock || realTimeRatio > 0.5 {
+            let ago = now >= renderedNs ? Double(now - renderedNs) * 1e-9 : 0
+            phaseSamples = ago * Double(rate)
+        } else {
+            phaseSamples = 0
+        }
+    }
+
+    /// After the call's appends: `c = h − n`, `arrived` ring frames drained
+    /// this call, `frames` microphone frames. Locks onto c (corrected for
+    /// the callback phase), then steers to hold it.
+    @_noLocks
+    mutating func follow(c: Int, arrived: Int, frames: Int) -> Update {
+        lastCallFrames = frames
+        if arrived > largestArrival { largestArrival = arrived }
+        if frames > largestArrival { largestArrival = frames }
+        guard arrived > 0 || locked else { return .none }
+        // c is measured at the capture call; the reference it counts was
+        // rendered `phase` samples earlier: add that time back so that
+        // callback timing does not look like drift.
+        guard let phase = phaseSamples else { return .none }
+        let corrected = Double(c) + phase
+        let bound = Double(2 * largestArrival + rate / 50)
+        if !locked || abs(corrected - cTargetExact) > bound {
+            if locked && arrived == 0 { return .none }  // render stalled: wait for it
+            locked = true
+            cTarget = c
+            cTargetExact = corrected
+            cSmoothed = corrected
+            return .locked
+        }
+        let a = min(1, Double(frames) / Double(rate))
+        cSmoothed += a * (corrected - cSmoothed)
+        let deviation = corrected - cSmoothed
+        jitterVariance += 0.25 * a * (deviation * deviation - jitterVariance)
+        // Dead band: an error inside it is timing noise, not drift. The
+        // smoothed value keeps a(2 − a) of the raw jitter's variance.
+        let variance = Float(jitterVariance * a / (2 - a))
+        let sd = Double(_unsafePerformance { rtmix_support_sqrtf(variance) })
+        let band = max(CaptureClockFollower.minDeadBandSamples, CaptureClockFollower.deadBandSigmas * sd)
+        let raw = cSmoothed - cTargetExact
+        let outside = raw > band ? raw - band : (raw < -band ? raw + band : 0)
+        let error = outside / Double(rate)
+        let dt = Double(frames) / Double(rate)
+        let limit = CaptureClockFollower.maxDriftPpm * 1e-6
+        integral += error / (CaptureClockFollower.followerSeconds * CaptureClockFollower.integralSeconds) * dt
+        integral = max(-limit, min(limit, integral))
+        correction = max(-limit, min(limit, error / CaptureClockFollower.followerSeconds + integral))
+        let saturated = abs(integral) >= limit * 0.999
+        let alarm = saturated && !driftAlarm
+        driftAlarm = saturated
+        return .steered(correction: correction, alarm: alarm)
+    }
+}

@@ -1,0 +1,187 @@
+/// Capture stage 3, the delay tracker: which reference sample the
+/// canceller gets for each microphone sample. The echo in mic sample `i`
+/// comes from history sample `i + kEcho`; the physical playout-to-capture
+/// delay in samples is `D = c̄ − kEcho` (c̄: the clock follower's locked
+/// value of `c = h − n`). The canceller is fed history sample `i + kFeed`
+/// with `kFeed = c̄ − D + lead`: the reference leads the echo by `lead`
+/// (speexdsp cancels well when the reference leads a little and not at all
+/// when it lags).
+///
+/// `D` comes from the host's hint (`setStreamDelay`) or from the
+/// `DelayEstimator` (owned here, fed by the reference history and the
+/// framer); an estimate that disagrees with `D` by more than 4 ms in two
+/// consecutive hops replaces it (four after a hint: hosts often get the
+/// hint wrong, and Bluetooth route changes move it). Moving `kFeed` keeps
+/// the canceller's filter valid (the room did not change, only the bulk
+/// delay did). A re-lock of the clock follower shifts `kFeed` with `c̄`.
+///
+/// What the other stages must do about a change (restart the canceller,
+/// distrust its estimate) and what the statistics show are returned, not
+/// done here.
+struct DelayTracker: ~Copyable {
+    let rate: Int
+    var estimator: DelayEstimator
+    /// The delay in use, samples.
+    private(set) var delay: Double = 0
+    /// Where it came from: CaptureStats.DelaySource raw value (0 none,
+    /// 1 hint, 2 estimator).
+    private(set) var source: Int32 = 0
+    /// History index offset of the reference fed with mic sample 0.
+    private(set) var kFeed = 0
+    /// The locked c the feed is counted from (the clock follower's).
+    private var anchor = 0
+    private var appliedHintMs: Int32 = -1
+    /// h and n when the estimator (re)started: its sample numbering.
+    private var estimatorBaseH: Int64 = 0
+    private var estimatorBaseN: Int64 = 0
+    private var candidate: Double = 0
+    private(set) var candidateHits = 0
+    let leadSamples: Int
+
+    /// Lead of the reference over the echo.
+    static var leadMs: Int { @_noLocks get { 8 } }
+
+    /// A new delay in use, and what it means for the other stages.
+    struct Change {
+        /// Samples, and the CaptureStats.DelaySource raw value.
+        var samples: Double
+        var source: Int32
+        /// A delay known before moved: the echo path changed (counted and
+        /// posted as an event).
+        var pathChanged: Bool
+        /// The delay was unknown or the hint was wrong: the canceller
+        /// adapted to a misaligned reference, so moving the reference would
+        /// not keep it valid (unlike a measured path change, where it
+        /// does). Start it afresh.
+        var restartCanceller: Bool
+        /// Right after the reference moves, the canceller's estimate may
+        /// be wrong: the suppressor must fall back until it converges.
+        var distrust: Bool
+    }
+
+    /// One estimator hop's outcome.
+    struct Hop {
+        /// The estimate in samples and its confidence (for the statistics).
+        var estimate: Double
+        var confidence: Float
+        /// The echo moved away from an estimated delay: until the reference
+        /// is realigned and the canceller has recovered, its estimate is
+        /// not to be trusted.
+        var distrust: Bool
+        var change: Change?
+    }
+
+    /// nil when an allocation fails.
+    init?(sampleRate rate: Int) {
+        guard let estimator = DelayEstimator(sampleRate: rate) else { return nil }
+        self.rate = rate
+        self.estimator = consume estimator
+        leadSamples = rate * DelayTracker.leadMs / 1000
+    }
+
+    /// The clock follower locked at `cTarget`, the counts `h` and `n`
+    /// then: the estimator's history belongs to the old timing.
+    @_noLocks
+    mutating func relock(cTarget: Int, h: Int64, n: Int64) {
+        anchor = cTarget
+        restartEstimator(h: h, n: n)
+        updateFeed()
+    }
+
+    /// The host's hint (ms, −1 none) as read this call.
+    @_noLocks
+    mutating func applyHint(_ hint: Int32, h: Int64, n: Int64) -> Change? {
+        guard hint != appliedHintMs else { return nil }
+        let previous = appliedHintMs
+        appliedHintMs = hint
+        // Hosts repeat their estimate every call with a little jitter:
+        // only a change of more than 4 ms (or a first hint) counts.
+        guard hint >= 0, previous < 0 || abs(Int(hint) - Int(previous)) > 4 else { return nil }
+        let change = setDelay(Double(Int(hint) * rate) / 1000, source: 1)
+        // The host says the path changed (a route change): what the
+        // estimator accumulated describes the old one.
+        restartEstimator(h: h, n: n)
+        return change
+    }
+
+    /// The near end talks (or the echo path moved): estimate at the full
+    /// rate again.
+    @_noLocks
+    mutating func talkerActive() { estimator.tracking = false }
+
+    /// After each frame: runs the estimator's next step and, when a hop
+    /// completed, adopts its delay when it is confident and, twice in a
+    /// row, more than 4 ms away from the delay in use. `locked`: the clock
+    /// follower's state.
+    @_noLocks
+    mutating func hop(locked: Bool) -> Hop? {
+        estimator.step()
+        guard let e = estimator.latest else { return nil }
+        estimator.latest = nil
+        // Echo in mic sample i is history sample i + kEcho.
+        let kEcho = e.offset + Double(estimatorBaseH - estimatorBaseN)
+        let estimate = Double(anchor) - kEcho + Double(ReferenceHistory.lag + 1)
+        var hop = Hop(estimate: estimate, confidence: e.confidence, distrust: false, change: nil)
+        guard locked, e.confidence >= 6, e.distinct, e.hops >= 3,
+              estimate >= -Double(rate) * 0.03, estimate <= Double(rate) * 0.6 else {
+            candidateHits = 0
+            return hop
+        }
+        let tolerance = Double(rate) * 0.004
+        if abs(estimate - delay) <= tolerance && source != 0 {
+            candidateHits = 0
+            estimator.tracking = true  // settled: estimate half as often
+            return hop
+        }
+        estimator.tracking = false
+        if candidateHits > 0 && abs(estimate - candidate) <= tolerance {
+            candidateHits += 1
+        } else {
+            candidate = estimate
+            candidateHits = 1
+        }
+        hop.distrust = source == 2
+        // Two agreeing hops (~0.5 s) replace an estimate or nothing; a
+        // host's hint needs four (~1 s of data gathered after it was set).
+        if candidateHits >= (source == 1 ? 4 : 2) {
+            hop.change = setDelay(max(0, estimate), source: 2)
+            candidateHits = 0
+        }
+        return hop
+    }
+
+    @_noLocks
+    private mutating func restartEstimator(h: Int64, n: Int64) {
+        estimator.reset()
+        estimatorBaseH = h
+        estimatorBaseN = n
+        candidateHits = 0
+    }
+
+    @_noLocks
+    private mutating func setDelay(_ samples: Double, source new: Int32) -> Change {
+        let moved = abs(samples - delay) > Double(rate) / 1000
+        let restart = new == 2 && source != 2 && (moved || source == 0)
+        let change = Change(samples: samples, source: new, pathChanged: source != 0 && moved,
+                            restartCanceller: restart, distrust: restart || moved)
+        delay = samples
+        source = new
+        updateFeed()
+        return change
+    }
+
+    /// kFeed from the delay in use; never past the newest reference.
+    @_noLocks
+    private mutating func updateFeed() {
+        // The history runs `ReferenceHistory.lag` samples ahead of the ring,
+        // and c is counted one sample after the newest: see `hop`.
+        if source == 0 {
+            // No delay known yet: the newest reference (what is available
+            // when a duplex callback captures), so the canceller's tail
+            // covers echoes from 0 to ~190 ms until the estimator speaks.
+            kFeed = anchor
+            return
+        }
+        kFeed = anchor - Int(delay + 0.5) + ReferenceHistory.lag + 1 + leadSamples
+    }
+}

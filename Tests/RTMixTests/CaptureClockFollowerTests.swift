@@ -1,0 +1,118 @@
+import XCTest
+@testable import RTMix
+
+/// Capture stage 2 on its own: the follower against simulated render and
+/// capture callbacks (10 ms at 16 kHz): render calls `renderJitterMs` early
+/// or late (uniform), capture calls 3 ms after them plus 0–`captureLateMs`
+/// (uniform), the render side `ppm` faster than the capture side, and the
+/// reference resampled at the follower's step, as the pipeline does.
+final class CaptureClockFollowerTests: XCTestCase {
+    struct Trace {
+        var ppm: [Double] = []   // correction after each call, ppm
+        var locks: [Int] = []    // call indices that (re)locked
+    }
+
+    static func simulate(ppm: Double, renderJitterMs: Double = 0, captureLateMs: Double = 0, seconds: Double,
+                         firstCaptureLateMs: Double? = nil, seed: UInt64 = 1,
+                         stall: ClosedRange<Double>? = nil) -> Trace {
+        let rate = 16_000, block = 160
+        var f = CaptureClockFollower(sampleRate: rate)
+        var noise = EchoSim.Noise(seed: seed)
+        let renderPeriod = 0.01 / (1 + ppm * 1e-6)
+        var nextRender = 0, written: UInt64 = 0, read: UInt64 = 0
+        var stampNs: UInt64 = 0
+        var h = 0.0, n: Int64 = 0
+        var trace = Trace()
+        let calls = Int(seconds * 100)
+        for m in 0..<calls {
+            var late = Double(0.5 + 0.5 * noise.next()) * captureLateMs
+            if m == 0, let first = firstCaptureLateMs { late = first }
+            let now = Double(m) * 0.01 + 0.003 + late * 1e-3
+            // Every render call due by now has happened (unless stalled).
+            while true {
+                let t = Double(nextRender) * renderPeriod + Double(noise.next()) * renderJitterMs * 1e-3
+                if t > now { break }
+                nextRender += 1
+                if let s = stall, s.contains(t) { continue }  // render did not run
+                written += UInt64(block)
+                stampNs = UInt64((t + 1) * 1e9)
+            }
+            let arrived = Int(written - read)
+            read = written
+            h += Double(arrived) / f.step
+            if written > 0 {  // the stamp reached (always, here)
+                f.timeCall(now: UInt64((now + 1) * 1e9), renderedNs: stampNs, hostClock: true)
+            } else {
+                f.untimed()
+            }
+            n += Int64(block)
+            if case .locked = f.follow(c: Int(Int64(h.rounded(.down)) - n), arrived: arrived, frames: block) {
+                trace.locks.append(m)
+            }
+            trace.ppm.append(f.correction * 1e6)
+        }
+        return trace
+    }
+
+    /// One clock without jitter: the follower locks once and says 0, and
+    /// so it does with 0–3 ms of capture-side callback jitter when it
+    /// locked on a phase near the jitter's mean (the dead band: timing noise
+    /// is not drift).
+    func testOneClockSaysZero() {
+        let steady = CaptureClockFollowerTests.simulate(ppm: 0, seconds: 60)
+        XCTAssertEqual(steady.locks, [0])
+        XCTAssertEqual(steady.ppm.map(abs).max() ?? 1, 0)
+        for seed in [UInt64(1), 2, 5, 7] {
+            let t = CaptureClockFollowerTests.simulate(ppm: 0, captureLateMs: 3, seconds: 120,
+                                                       firstCaptureLateMs: 1.5, seed: seed)
+            XCTAssertEqual(t.locks, [0])
+            XCTAssertLessThan(t.ppm.map(abs).max() ?? 1, 1, "seed \(seed)")
+        }
+    }
+
+    /// Locked on an unlucky phase (the first call's jitter far from its
+    /// mean), the follower steers the alignment to that phase on one clock
+    /// and keeps wandering around 0: measured over the last 60 s of 120,
+    /// four seeds at 0–3 ms, peaks of 45–65 ppm and means of −5.5…+1.6 ppm.
+    /// Bounds set just above that, so that a worse follower fails; not "0
+    /// within a few ppm" (a known shortfall: issue 16 item 3. End to end the
+    /// same happens: CaptureTests' one-clock test passes because its jitter
+    /// seed's first sample lands near the mean).
+    func testOneClockLockedOnAnUnluckyPhaseSettlesBack() {
+        for seed in [UInt64(1), 2, 5, 7] {
+            let t = CaptureClockFollowerTests.simulate(ppm: 0, captureLateMs: 3, seconds: 120,
+                                                       firstCaptureLateMs: 0, seed: seed)
+            XCTAssertEqual(t.locks, [0])
+            let late = t.ppm.suffix(6000)
+            let worst = late.map(abs).max() ?? 1000, mean = late.reduce(0, +) / Double(late.count)
+            print("one clock, unlucky lock, seed \(seed): worst \(worst) ppm, mean \(mean) ppm over the last 60 s")
+            XCTAssertLessThan(worst, 80, "seed \(seed)")
+            XCTAssertLessThan(abs(mean), 8, "seed \(seed)")
+        }
+    }
+
+    /// ±200 ppm between the clocks: the correction converges to the drift,
+    /// exactly without jitter, on average with 0–3 ms of callback jitter.
+    func testFollowsPlusAndMinus200ppm() {
+        for ppm in [200.0, -200.0] {
+            let t = CaptureClockFollowerTests.simulate(ppm: ppm, seconds: 120)
+            XCTAssertEqual(t.locks, [0])
+            for v in t.ppm.suffix(6000) { XCTAssertEqual(v, ppm, accuracy: 0.5) }
+            for seed in [UInt64(1), 2, 5] {
+                let j = CaptureClockFollowerTests.simulate(ppm: ppm, captureLateMs: 3, seconds: 120, seed: seed)
+                XCTAssertEqual(j.locks, [0])
+                let last = j.ppm.suffix(6000)  // the last 60 s
+                XCTAssertEqual(last.reduce(0, +) / Double(last.count), ppm, accuracy: 8, "ppm \(ppm) seed \(seed)")
+            }
+        }
+    }
+
+    /// A render stall of half a second makes c jump: the follower waits for
+    /// render to resume, then locks anew (and still says 0).
+    func testARenderStallRelocks() {
+        let t = CaptureClockFollowerTests.simulate(ppm: 0, seconds: 20, stall: 10...10.5)
+        XCTAssertEqual(t.locks.count, 2)
+        if t.locks.count == 2 { XCTAssertEqual(Double(t.locks[1]) * 0.01, 10.5, accuracy: 0.05) }
+        XCTAssertEqual(t.ppm.map(abs).max() ?? 1, 0)
+    }
+}

@@ -1,0 +1,83 @@
+import XCTest
+@testable import RTMix
+
+/// Capture stage 3 on its own: which estimates are adopted, and the feed
+/// offset that follows. The estimator's hops are injected (its own tests
+/// are in CaptureStageTests).
+final class DelayTrackerTests: XCTestCase {
+    let rate = 16_000
+    let anchor = 5_000  // the clock follower's locked c
+
+    func makeTracker() -> DelayTracker {
+        var t = DelayTracker(sampleRate: rate)!
+        t.relock(cTarget: anchor, h: 0, n: 0)
+        return t
+    }
+
+    /// The estimator reporting a delay of `samples` (confident, distinct).
+    func hop(_ t: inout DelayTracker, delay samples: Double, confidence: Float = 12, locked: Bool = true) -> DelayTracker.Hop? {
+        // estimate = c̄ − kEcho + lag + 1, kEcho = offset (bases 0).
+        let offset = Double(anchor) + Double(ReferenceHistory.lag + 1) - samples
+        t.estimator.latest = DelayEstimator.Estimate(offset: offset, confidence: confidence, hops: 5, distinct: true)
+        return t.hop(locked: locked)
+    }
+
+    func testAnEstimateIsAdoptedOnlyAfterTwoAgreeingHops() {
+        var t = makeTracker()
+        XCTAssertEqual(t.source, 0)
+        XCTAssertEqual(t.kFeed, anchor)  // no delay known: the newest reference
+        let first = hop(&t, delay: 640)
+        XCTAssertEqual(first?.estimate ?? 0, 640, accuracy: 1e-9)
+        XCTAssertNil(first?.change)
+        XCTAssertEqual(t.source, 0)
+        // A second hop 5 ms away does not agree: it starts a new candidate.
+        XCTAssertNil(hop(&t, delay: 720)?.change)
+        XCTAssertEqual(t.source, 0)
+        // Two agreeing hops (within 4 ms) adopt it.
+        let adopted = hop(&t, delay: 700)?.change
+        XCTAssertNotNil(adopted)
+        XCTAssertEqual(adopted?.samples ?? 0, 700, accuracy: 1e-9)
+        XCTAssertEqual(adopted?.source, 2)
+        XCTAssertEqual(adopted?.restartCanceller, true)  // the canceller adapted misaligned
+        XCTAssertEqual(adopted?.pathChanged, false)      // nothing was known before
+        XCTAssertEqual(t.source, 2)
+        XCTAssertEqual(t.kFeed, anchor - 700 + ReferenceHistory.lag + 1 + rate * DelayTracker.leadMs / 1000)
+        // Agreeing with the delay in use: settled, nothing changes.
+        let settled = hop(&t, delay: 702)
+        XCTAssertNil(settled?.change)
+        XCTAssertEqual(settled?.distrust, false)
+        XCTAssertTrue(t.estimator.tracking)
+        // The echo moves by 100 ms: the first hop distrusts the canceller,
+        // the second adopts the new delay as a path change.
+        XCTAssertEqual(hop(&t, delay: 2_300)?.distrust, true)
+        let moved = hop(&t, delay: 2_301)?.change
+        XCTAssertEqual(moved?.pathChanged, true)
+        XCTAssertEqual(moved?.restartCanceller, false)  // the filter stays valid when only the reference moves
+        XCTAssertEqual(moved?.distrust, true)
+    }
+
+    func testUnconfidentOrUnlockedEstimatesAreNeverAdopted() {
+        var t = makeTracker()
+        for _ in 0..<6 { XCTAssertNil(hop(&t, delay: 640, confidence: 5)?.change) }
+        for _ in 0..<6 { XCTAssertNil(hop(&t, delay: 640, locked: false)?.change) }
+        XCTAssertEqual(t.source, 0)
+        XCTAssertEqual(t.kFeed, anchor)
+    }
+
+    func testAHintIsUsedAtOnceIgnoresJitterAndNeedsFourHopsToBeOverruled() {
+        var t = makeTracker()
+        let c = t.applyHint(40, h: 0, n: 0)
+        XCTAssertEqual(c?.samples ?? 0, 640, accuracy: 1e-9)
+        XCTAssertEqual(c?.source, 1)
+        XCTAssertEqual(c?.restartCanceller, false)
+        XCTAssertEqual(t.kFeed, anchor - 640 + ReferenceHistory.lag + 1 + 128)
+        XCTAssertNil(t.applyHint(40, h: 0, n: 0))  // repeated
+        XCTAssertNil(t.applyHint(43, h: 0, n: 0))  // within 4 ms of the last hint
+        XCTAssertEqual(t.source, 1)
+        for i in 0..<3 { XCTAssertNil(hop(&t, delay: 1_600)?.change, "hop \(i + 1)") }
+        let overruled = hop(&t, delay: 1_600)?.change
+        XCTAssertEqual(overruled?.source, 2)
+        XCTAssertEqual(overruled?.restartCanceller, true)
+        XCTAssertEqual(overruled?.pathChanged, true)
+    }
+}
