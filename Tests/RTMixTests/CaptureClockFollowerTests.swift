@@ -70,25 +70,30 @@ final class CaptureClockFollowerTests: XCTestCase {
         }
     }
 
-    /// Locked on an unlucky phase (the first call's jitter far from its
-    /// mean), the follower steers the alignment to that phase on one clock
-    /// and keeps wandering around 0: measured over the last 60 s of 120,
-    /// four seeds at 0–3 ms, peaks of 45–65 ppm and means of −5.5…+1.6 ppm.
-    /// Bounds set just above that, so that a worse follower fails; not "0
-    /// within a few ppm" (a known shortfall: issue 16 item 3. End to end the
-    /// same happens: CaptureTests' one-clock test passes because its jitter
-    /// seed's first sample lands near the mean).
-    func testOneClockLockedOnAnUnluckyPhaseSettlesBack() {
-        for seed in [UInt64(1), 2, 5, 7] {
-            let t = CaptureClockFollowerTests.simulate(ppm: 0, captureLateMs: 3, seconds: 120,
-                                                       firstCaptureLateMs: 0, seed: seed)
-            XCTAssertEqual(t.locks, [0])
-            let late = t.ppm.suffix(6000)
-            let worst = late.map(abs).max() ?? 1000, mean = late.reduce(0, +) / Double(late.count)
-            print("one clock, unlucky lock, seed \(seed): worst \(worst) ppm, mean \(mean) ppm over the last 60 s")
-            XCTAssertLessThan(worst, 80, "seed \(seed)")
-            XCTAssertLessThan(abs(mean), 8, "seed \(seed)")
+    /// Locked on an unlucky phase (the first call far from the jitter's
+    /// mean): the follower holds the mean over its first 4 s, not that
+    /// call's phase, so on one clock it still says 0 (issue 16 item 3: "0
+    /// within a few ppm"). 160 runs: callbacks 0–1, 3, 6 and 10 ms late,
+    /// 20 seeds, the lock on the earliest and the latest phase. Measured:
+    /// 0 ppm in all 160. Holding the first call's phase (the code before),
+    /// all 160 went above 2 ppm, the worst to the 1000 ppm limit.
+    func testOneClockLockedOnAnyPhaseSaysZero() {
+        var above = 0, worst = 0.0
+        for jitter in [1.0, 3.0, 6.0, 10.0] {
+            for seed in UInt64(100)..<UInt64(120) {
+                for first in [0.0, jitter] {
+                    let t = CaptureClockFollowerTests.simulate(ppm: 0, captureLateMs: jitter, seconds: 120,
+                                                               firstCaptureLateMs: first, seed: seed &* 2_654_435_761)
+                    XCTAssertEqual(t.locks, [0])
+                    let w = t.ppm.map(abs).max() ?? 1000
+                    if w > 2 { above += 1 }
+                    worst = max(worst, w)
+                }
+            }
         }
+        print("one clock, 160 jitter/seed/phase runs: \(above) above 2 ppm, worst \(worst) ppm")
+        XCTAssertEqual(above, 0)
+        XCTAssertLessThan(worst, 2)
     }
 
     /// ±200 ppm between the clocks: the correction converges to the drift,
@@ -102,7 +107,9 @@ final class CaptureClockFollowerTests: XCTestCase {
                 let j = CaptureClockFollowerTests.simulate(ppm: ppm, captureLateMs: 3, seconds: 120, seed: seed)
                 XCTAssertEqual(j.locks, [0])
                 let last = j.ppm.suffix(6000)  // the last 60 s
-                XCTAssertEqual(last.reduce(0, +) / Double(last.count), ppm, accuracy: 8, "ppm \(ppm) seed \(seed)")
+                // Measured: within 7.1 ppm over seeds 100–104 at ±200 and
+                // 50 ppm (the error sits at the 6 σ dead band's edge).
+                XCTAssertEqual(last.reduce(0, +) / Double(last.count), ppm, accuracy: 10, "ppm \(ppm) seed \(seed)")
             }
         }
     }

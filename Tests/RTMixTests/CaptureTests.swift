@@ -12,6 +12,7 @@ struct EchoScenario {
     var hintMs: Int? = nil
     var micClockPpm = 0.0
     var duplexJitterMs = 0.0
+    var jitterSeed: UInt64 = 1234
     var jump: (atSeconds: Double, extraMs: Double)? = nil
     /// Media heard by the microphone but played outside the engine.
     var voiceOnlyReference = false
@@ -80,7 +81,7 @@ struct EchoScenario {
         try engine.setPublishGain(publishMedia, for: .media)
         var peakDrift: Float = 0
         let out = try DeviceRun(block: captureRate / 100, playoutRate: outputRate, captureRate: captureRate,
-                                micClockPpm: micClockPpm, duplexJitterMs: duplexJitterMs)
+                                micClockPpm: micClockPpm, duplexJitterMs: duplexJitterMs, jitterSeed: jitterSeed)
             .run(engine: engine, source: id, playout: played, mic: mic, onCapture: { _ in
                 peakDrift = max(peakDrift, abs(engine.stats().capture.driftPpm))
             })
@@ -184,13 +185,20 @@ final class CaptureTests: XCTestCase {
     /// the render half, as the render's compute time varies: the follower
     /// must say 0 ppm and leave the alignment still (issue 16; it showed
     /// −2…−7 ppm on the PulseAudio loopback before its dead band).
+    /// Render and capture on one clock, capture calls 0–3 ms after their
+    /// render call: the follower says 0 and moves nothing, whatever phase
+    /// it locked on. Seeds 1–4 locked on unlucky phases and, before the
+    /// follower held the mean of its first 4 s, reported peaks of 66–417
+    /// ppm (seed 1234 passed by luck).
     func testOneClockWithCallbackJitterInventsNoDrift() throws {
-        let r = try EchoScenario(seconds: 30, hintMs: 120, duplexJitterMs: 3).run()
-        let erle = median(r, rate: 16_000, from: 10)
-        print("one clock, 0–3 ms callback jitter: peak drift \(r.peakDriftPpm) ppm, ERLE \(erle) dB")
-        XCTAssertEqual(r.peakDriftPpm, 0, "the follower steered on one clock")
-        XCTAssertEqual(r.stats.delayChanges, 0)
-        XCTAssertGreaterThan(erle, 30)
+        for seed: UInt64 in [1234, 1, 2, 3, 4] {
+            let r = try EchoScenario(seconds: 30, hintMs: 120, duplexJitterMs: 3, jitterSeed: seed).run()
+            let erle = median(r, rate: 16_000, from: 10)
+            print("one clock, 0–3 ms callback jitter, seed \(seed): peak drift \(r.peakDriftPpm) ppm, ERLE \(erle) dB")
+            XCTAssertEqual(r.peakDriftPpm, 0, "the follower steered on one clock (seed \(seed))")
+            XCTAssertEqual(r.stats.delayChanges, 0)
+            XCTAssertGreaterThan(erle, 30)
+        }
     }
 
     /// Full-scale noise at the microphone against a full-scale reference,

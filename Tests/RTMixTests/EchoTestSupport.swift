@@ -126,6 +126,7 @@ struct DeviceRun {
     /// render call (the render's compute time, uniformly random): one
     /// clock, but a callback phase that jitters as a real host's does.
     var duplexJitterMs: Double = 0
+    var jitterSeed: UInt64 = 1234
 
     func run(engine: Engine, source: SourceID, playout: [Float], mic: [Float],
              onCapture: ((Int) -> Void)? = nil) throws -> [Float] {
@@ -141,7 +142,7 @@ struct DeviceRun {
         // capture c at c capture-clock blocks.
         try engine.setClock(simulatedClock)
         var r = 0, c = 0
-        var jitter = EchoSim.Noise(seed: 1234)
+        var jitter = EchoSim.Noise(seed: jitterSeed)
         while c < captureBlocks {
             // Render first when both are due at once (duplex order).
             if r < renderBlocks && Double(r) * renderPeriod <= Double(c) * capturePeriod {
