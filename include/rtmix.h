@@ -312,7 +312,9 @@ typedef struct rtmix_engine_stats {
     float aec_estimate_confidence;  /* its correlation peak-to-RMS ratio
                                        (>= 6 is trusted) */
     float aec_drift_ppm;            /* render clock vs capture clock, ppm
-                                       (> 0: render runs faster) */
+                                       (> 0: render runs faster): from the
+                                       calls' timing, or, when that shows
+                                       none, from the echo's slide */
     int32_t aec_double_talk;        /* 1 while near-end talk overlaps the
                                        far end */
     int32_t aec_diverged;           /* 1 while the canceller adds energy */

@@ -41,6 +41,11 @@ struct CaptureClockFollower {
     private var driftAlarm = false
     /// After a lock: frames still to acquire, and the running sum and count
     /// of the phase-corrected c meanwhile (see `acquireSeconds`).
+    /// The correction asked for by the echo's slide (`EchoSlideTracker`),
+    /// added to the follower's own; `slide` accumulates what it moves the
+    /// alignment by, so that the follower does not steer against it.
+    private(set) var signalCorrection: Double = 0
+    private var slide: Double = 0
     private var acquireLeft = 0
     private var acquireSum: Double = 0
     private var acquireCount = 0
@@ -85,8 +90,17 @@ struct CaptureClockFollower {
         case steered(correction: Double, alarm: Bool)
     }
 
+    /// The follower is measuring after a lock or steering from the calls'
+    /// timing: the host's clock information is in use.
+    var timingInUse: Bool { @_noLocks get { !locked || acquireLeft > 0 || correction != 0 } }
+
     /// The resampler's step for this call (input per output sample).
-    var step: Double { @_noLocks get { 1 / (1 - correction) } }
+    var step: Double { @_noLocks get { 1 / (1 - correction - signalCorrection) } }
+
+    /// The echo's slide asks for this correction on top of the follower's
+    /// own (see `EchoSlideTracker`).
+    @_noLocks
+    mutating func setSignalCorrection(_ value: Double) { signalCorrection = value }
 
     /// The reference was discarded: lock anew on the next arrival.
     @_noLocks
@@ -131,7 +145,10 @@ struct CaptureClockFollower {
         // rendered `phase` samples earlier: add that time back so that
         // callback timing does not look like drift.
         guard let phase = phaseSamples else { return .none }
-        let corrected = Double(c) + phase
+        // The signal correction moves c by −frames × it per call (the
+        // history grows by arrived × (1 − correction)): add that back.
+        slide += signalCorrection * Double(frames)
+        let corrected = Double(c) + phase + slide
         let bound = Double(2 * largestArrival + rate / 50)
         if !locked || abs(corrected - cTargetExact) > bound {
             if locked && arrived == 0 { return .none }  // render stalled: wait for it
@@ -157,7 +174,7 @@ struct CaptureClockFollower {
                 cTargetExact = acquireSum / Double(acquireCount)
                 cSmoothed = cTargetExact
             }
-            return .steered(correction: correction, alarm: false)
+            return .steered(correction: correction + signalCorrection, alarm: false)
         }
         // Dead band: an error inside it is timing noise, not drift. The
         // smoothed value keeps a(2 − a) of the raw jitter's variance.
@@ -175,6 +192,6 @@ struct CaptureClockFollower {
         let saturated = abs(integral) >= limit * 0.999
         let alarm = saturated && !driftAlarm
         driftAlarm = saturated
-        return .steered(correction: correction, alarm: alarm)
+        return .steered(correction: correction + signalCorrection, alarm: alarm)
     }
 }

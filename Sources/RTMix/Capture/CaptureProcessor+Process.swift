@@ -33,7 +33,9 @@ extension CaptureProcessor {
         // 2. clocks
         switch clock.follow(c: Int(reference.appended - framer.captured), arrived: drained.taken, frames: frames) {
         case .none: break
-        case .locked: delay.relock(cTarget: clock.cTarget, h: reference.appended, n: framer.captured)
+        case .locked:
+            delay.relock(cTarget: clock.cTarget, h: reference.appended, n: framer.captured)
+            slide.restart()
         case .steered(let correction, let alarm): metrics.drift(correction: correction, alarm: alarm, link: link)
         }
 
@@ -68,6 +70,7 @@ extension CaptureProcessor {
     @_noLocks
     mutating func delayChanged(_ change: DelayTracker.Change, link: borrowing CaptureLink) {
         if change.restartCanceller { canceller.reset() }
+        slide.restart()
         if change.distrust { suppressor.distrust() }
         metrics.delay(change, link: link)
     }
@@ -105,6 +108,12 @@ extension CaptureProcessor {
         if metrics.frame(powers, doubleTalk: talking, linearActive: canceller.echo != nil, link: link) {
             canceller.reset()
             suppressor.distrust()
+            slide.restart()
+        } else if let correction = slide.frame(canceller: canceller,
+                                                echo: !talking && powers.reference > 1e-6 && powers.mic > 1e-7,
+                                                hostTiming: clock.timingInUse) {
+            // 4b. the echo's slide: the reference follows it
+            clock.setSignalCorrection(correction)
         }
         publisher.publish(voice: frameOut, media: reference.frameMedia, gain: link.publishGain.load(),
                           into: framer.output, count: size)

@@ -32,6 +32,7 @@ struct CaptureProcessor: ~Copyable {
     var clock: CaptureClockFollower
     var delay: DelayTracker
     let canceller: EchoCanceller
+    var slide: EchoSlideTracker
     /// The per-bin residual-echo suppressor after the canceller and its
     /// preprocessor (which suppresses residual echo too, from speexdsp's
     /// own estimate); used when `suppressing`.
@@ -67,9 +68,10 @@ struct CaptureProcessor: ~Copyable {
                                     noiseSuppression: config.noiseSuppression,
                                     echoSuppression: config.echoSuppression, agc: config.agc),
               let suppressor = ResidualEchoSuppressor(frameSize: frameSize, sampleRate: rate),
-              let delay = DelayTracker(sampleRate: rate)
+              let delay = DelayTracker(sampleRate: rate),
+              let tracker = EchoSlideTracker(canceller: c, sampleRate: rate, frameSize: frameSize)
         else { return nil }
-        allocatedBytes = batch.commit() + reference.allocatedBytes + framer.allocatedBytes + c.allocatedBytes
+        allocatedBytes = batch.commit() + reference.allocatedBytes + framer.allocatedBytes + c.allocatedBytes + tracker.allocatedBytes
             + delay.estimator.allocatedBytes + suppressor.allocatedBytes
         self.rate = rate
         self.frameSize = frameSize
@@ -77,6 +79,7 @@ struct CaptureProcessor: ~Copyable {
         self.framer = consume framer
         clock = CaptureClockFollower(sampleRate: rate)
         self.delay = consume delay
+        slide = consume tracker
         canceller = consume c
         self.suppressor = consume suppressor
         suppressing = config.echoSuppression && config.aecTailMs > 0

@@ -275,6 +275,25 @@ struct EchoCanceller: ~Copyable {
         return false
     }
 
+    /// Taps of the adaptive filter's impulse response (0 without a
+    /// canceller): speexdsp's `SPEEX_ECHO_GET_IMPULSE_RESPONSE_SIZE`.
+    var impulseResponseSize: Int {
+        guard let e = echo else { return 0 }
+        var size: Int32 = 0
+        _ = speex_echo_ctl(e, SPEEX_ECHO_GET_IMPULSE_RESPONSE_SIZE, &size)
+        return Int(size)
+    }
+
+    /// The adaptive filter's impulse response (the first loudspeaker's),
+    /// `impulseResponseSize` taps, into `taps`. Real-time safe: speexdsp
+    /// runs one inverse FFT per filter block into its own scratch (no
+    /// allocation, no output).
+    @_noLocks
+    func impulseResponse(into taps: UnsafeMutablePointer<Int32>) {
+        guard let e = echo else { return }
+        _ = _unsafePerformance { speex_echo_ctl(e, SPEEX_ECHO_GET_IMPULSE_RESPONSE, taps) }
+    }
+
     /// Forgets the adapted echo path (after divergence); the preprocessor's
     /// noise estimate is kept. Real-time safe (speex only clears arrays).
     @_noLocks

@@ -1,0 +1,46 @@
+import XCTest
+@testable import RTMix
+
+/// Capture stage 4b on its own: the main tap found to a fraction of a
+/// sample, and the slope fit with its standard error.
+final class EchoSlideTrackerTests: XCTestCase {
+    /// A band-limited impulse at a fractional position: the parabola puts
+    /// the main tap within 0.15 samples of it; a flat response has none.
+    func testMainTapIsFoundBetweenSamples() {
+        for position in [100.0, 100.25, 100.5, 173.8] {
+            var h = [Int32](repeating: 0, count: 400)
+            for i in 0..<400 {
+                let x = Double(i) - position
+                let sinc = x == 0 ? 1 : sin(.pi * x * 0.8) / (.pi * x * 0.8)
+                h[i] = Int32(20_000 * sinc * exp(-abs(x) / 40))
+            }
+            let p = h.withUnsafeBufferPointer { EchoSlideTracker.mainTap($0.baseAddress!, count: 400, peakRatio: 8) }
+            XCTAssertNotNil(p)
+            XCTAssertEqual(p ?? -1, position, accuracy: 0.15, "impulse at \(position)")
+        }
+        var noise = EchoSim.Noise(seed: 9)
+        let flat = (0..<400).map { _ in Int32(1000 * noise.next()) }
+        XCTAssertNil(flat.withUnsafeBufferPointer { EchoSlideTracker.mainTap($0.baseAddress!, count: 400, peakRatio: 8) })
+    }
+
+    /// A main tap moving 3.2 samples/s (200 ppm at 16 kHz) in steps, as
+    /// the filter re-learns it: the fit finds the slope, with a standard
+    /// error far below it; a still tap with jitter gives a slope inside 4
+    /// standard errors of 0.
+    func testSlopeAndItsStandardError() {
+        var t = [Double](), moving = [Double](), still = [Double]()
+        var noise = EchoSim.Noise(seed: 3)
+        for i in 0..<40 {
+            let time = Double(i) * 0.1
+            t.append(time)
+            moving.append(100 + (3.2 * time / 2).rounded(.down) * 2)  // 2-sample steps
+            still.append(100 + 0.3 * Double(noise.next()))
+        }
+        let m = EchoSlideTracker.slope(t, moving, count: 40)!
+        XCTAssertEqual(m.slope, 3.2, accuracy: 0.4)
+        XCTAssertLessThan(4 * m.standardError, abs(m.slope))
+        let s = EchoSlideTracker.slope(t, still, count: 40)!
+        XCTAssertLessThan(abs(s.slope), 4 * s.standardError + 0.05)
+        XCTAssertNil(EchoSlideTracker.slope(t, still, count: 2))
+    }
+}
