@@ -53,9 +53,10 @@ final class PolyphaseResamplerTests: XCTestCase {
         return out
     }
 
-    /// However the stream is cut into calls, the output is the same, bit
-    /// for bit, and has one frame per output position before the end of
-    /// the input: ceil(frames × L / M).
+    /// However the stream is cut into calls, the output is the same (bit
+    /// for bit but for the vertical kernel's rounding, see below) and has
+    /// one frame per output position before the end of the input:
+    /// ceil(frames × L / M).
     func testOutputIndependentOfCallSizes() throws {
         for (inRate, outRate) in [(44_100, 48_000), (16_000, 48_000), (48_000, 44_100), (96_000, 48_000),
                                   (11_025, 48_000), (48_000, 16_000)] {
@@ -70,11 +71,20 @@ final class PolyphaseResamplerTests: XCTestCase {
                 let one = run(&a, x, channels: channels, inChunks: [frames], outChunks: [8192])
                 let cut = run(&b, x, channels: channels, inChunks: [441, 1, 17, 3000, 160], outChunks: [480, 1, 7, 999])
                 XCTAssertEqual(one.count, expected * channels, "\(inRate) -> \(outRate), \(channels) ch")
-                XCTAssertEqual(one, cut, "\(inRate) -> \(outRate), \(channels) ch")
+                XCTAssertEqual(cut.count, one.count, "\(inRate) -> \(outRate), \(channels) ch")
+                // Bit for bit, except that mono integer upsampling computes
+                // whole groups of 4 input positions vertically (another
+                // summation order) where a call's output allows: Float
+                // rounding apart, the same.
+                let tolerance: Float = inRate * (outRate / inRate) == outRate && channels == 1 ? 1e-6 : 0
+                let worst = zip(one, cut).map { abs($0 - $1) }.max() ?? 0
+                XCTAssertLessThanOrEqual(worst, tolerance, "\(inRate) -> \(outRate), \(channels) ch")
                 // And again after a reset: a new stream, the same output.
                 a.reset()
-                XCTAssertEqual(run(&a, x, channels: channels, inChunks: [700], outChunks: [333]), one,
-                               "\(inRate) -> \(outRate), \(channels) ch, after reset")
+                let again = run(&a, x, channels: channels, inChunks: [700], outChunks: [333])
+                XCTAssertEqual(again.count, one.count, "\(inRate) -> \(outRate), \(channels) ch, after reset")
+                let worstAgain = zip(one, again).map { abs($0 - $1) }.max() ?? 0
+                XCTAssertLessThanOrEqual(worstAgain, tolerance, "\(inRate) -> \(outRate), \(channels) ch, after reset")
             }
         }
     }

@@ -74,6 +74,10 @@ struct PolyphaseResampler: ~Copyable {
     /// coefficient of tap k (repeated for each channel) weights input frame
     /// i − (taps/2 − 1) + k for an output at position i + p/up.
     let table: UnsafeMutablePointer<Float>
+    /// Mono integer upsampling (out:in = L:1) only, else nil: every
+    /// coefficient of `table` repeated 4 times (SIMD4 broadcasts), for the
+    /// vertical kernel in `produce`.
+    let wide: UnsafeMutablePointer<Float>?
     /// Per phase p: whole input frames to the next output, and its phase.
     let advance: UnsafeMutablePointer<Int32>
     let nextPhase: UnsafeMutablePointer<Int32>
@@ -128,8 +132,20 @@ struct PolyphaseResampler: ~Copyable {
               let buffer = batch.allocate(repeating: Float(0), count: capacity * channels,
                                           alignment: Allocation.cacheLineBytes)
         else { return nil }
+        var wide: UnsafeMutablePointer<Float>? = nil
+        if down == 1 && channels == 1 {
+            guard let w = batch.allocate(repeating: Float(0), count: up * taps * 4,
+                                         alignment: Allocation.cacheLineBytes) else { return nil }
+            wide = w
+        }
         allocatedBytes = batch.commit()
         PolyphaseResampler.design(table: table, up: up, down: down, taps: taps, channels: channels)
+        if let wide {
+            for j in 0..<(up * taps) {
+                for l in 0..<4 { wide[4 * j + l] = table[j] }
+            }
+        }
+        self.wide = wide
         for p in 0..<up {
             let s = p + down
             advance[p] = Int32(s / up)
@@ -149,6 +165,7 @@ struct PolyphaseResampler: ~Copyable {
 
     deinit {
         Allocation.free(table)
+        Allocation.free(wide)
         Allocation.free(advance)
         Allocation.free(nextPhase)
         Allocation.free(buffer)
@@ -234,6 +251,65 @@ struct PolyphaseResampler: ~Copyable {
         return (a0 + a1) + (a2 + a3)
     }
 
+    /// Mono integer upsampling, vertically: the outputs of phase p at four
+    /// consecutive input positions i…i+3 as one SIMD4, Σ over taps of a
+    /// broadcast coefficient (`wide`) × the input vector at that tap. No
+    /// lane sums per output (the horizontal form's main overhead for mono),
+    /// and three phases at a time share each input load. Writes the
+    /// 4 × up outputs of those positions, in order, to `out`.
+    @_noLocks @inline(__always)
+    static func vertical(_ w: UnsafePointer<Float>, _ x: UnsafePointer<Float>, up: Int, taps: Int,
+                         into out: UnsafeMutablePointer<Float>) {
+        let xr = UnsafeRawPointer(x)
+        let end = taps &* 4
+        @inline(__always) func store(_ a: SIMD4<Float>, _ p: Int) {
+            out[p] = a[0]
+            out[up &+ p] = a[1]
+            out[2 &* up &+ p] = a[2]
+            out[3 &* up &+ p] = a[3]
+        }
+        var p = 0
+        while p &+ 3 <= up {
+            let w0 = UnsafeRawPointer(w + p &* taps &* 4), w1 = w0 + taps &* 16, w2 = w1 + taps &* 16
+            var a0 = SIMD4<Float>(), b0 = SIMD4<Float>(), c0 = SIMD4<Float>()
+            var a1 = SIMD4<Float>(), b1 = SIMD4<Float>(), c1 = SIMD4<Float>()
+            var t = 0
+            while t < end {
+                let x0 = xr.loadUnaligned(fromByteOffset: t, as: SIMD4<Float>.self)
+                let x1 = xr.loadUnaligned(fromByteOffset: t &+ 4, as: SIMD4<Float>.self)
+                a0 += w0.load(fromByteOffset: t &* 4, as: SIMD4<Float>.self) * x0
+                b0 += w1.load(fromByteOffset: t &* 4, as: SIMD4<Float>.self) * x0
+                c0 += w2.load(fromByteOffset: t &* 4, as: SIMD4<Float>.self) * x0
+                a1 += w0.load(fromByteOffset: t &* 4 &+ 16, as: SIMD4<Float>.self) * x1
+                b1 += w1.load(fromByteOffset: t &* 4 &+ 16, as: SIMD4<Float>.self) * x1
+                c1 += w2.load(fromByteOffset: t &* 4 &+ 16, as: SIMD4<Float>.self) * x1
+                t &+= 8
+            }
+            store(a0 + a1, p)
+            store(b0 + b1, p &+ 1)
+            store(c0 + c1, p &+ 2)
+            p &+= 3
+        }
+        while p < up {
+            let wr = UnsafeRawPointer(w + p &* taps &* 4)
+            var a0 = SIMD4<Float>(), a1 = SIMD4<Float>(), a2 = SIMD4<Float>(), a3 = SIMD4<Float>()
+            var t = 0
+            while t < end {
+                a0 += wr.load(fromByteOffset: t &* 4, as: SIMD4<Float>.self)
+                    * xr.loadUnaligned(fromByteOffset: t, as: SIMD4<Float>.self)
+                a1 += wr.load(fromByteOffset: t &* 4 &+ 16, as: SIMD4<Float>.self)
+                    * xr.loadUnaligned(fromByteOffset: t &+ 4, as: SIMD4<Float>.self)
+                a2 += wr.load(fromByteOffset: t &* 4 &+ 32, as: SIMD4<Float>.self)
+                    * xr.loadUnaligned(fromByteOffset: t &+ 8, as: SIMD4<Float>.self)
+                a3 += wr.load(fromByteOffset: t &* 4 &+ 48, as: SIMD4<Float>.self)
+                    * xr.loadUnaligned(fromByteOffset: t &+ 12, as: SIMD4<Float>.self)
+                t &+= 16
+            }
+            store((a0 + a1) + (a2 + a3), p)
+            p &+= 1
+        }
+    }
+
     /// Writes outputs (interleaved) while their input is in the buffer and
     /// their position is before `end`, at most `maxFrames`. Returns them.
     @_noLocks
@@ -247,7 +323,14 @@ struct PolyphaseResampler: ~Copyable {
         let table = UnsafePointer(self.table), x0 = UnsafePointer(buffer)
         let advance = self.advance, nextPhase = self.nextPhase
         if c == 1 {
+            let up = self.up
             while k < maxFrames && i <= last {
+                if let w = wide, p == 0, k &+ 4 &* up <= maxFrames, i &+ 3 <= last {
+                    PolyphaseResampler.vertical(UnsafePointer(w), x0 + (i &- back), up: up, taps: taps, into: out + k)
+                    i &+= 4
+                    k &+= 4 &* up
+                    continue
+                }
                 let a = PolyphaseResampler.dot(table + p &* n, x0 + (i &- back), floats: n)
                 let h = a.lowHalf + a.highHalf
                 out[k] = h[0] + h[1]
