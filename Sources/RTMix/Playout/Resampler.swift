@@ -42,10 +42,11 @@ import CSpeexDSP
 ///
 /// Why polyphase over speexdsp and libsamplerate (measured 2026-11-26,
 /// callgrind, per 10 ms callback at 48 kHz, x86_64): 44.1 kHz stereo
-/// 43 K instructions against 753 K for SRC_SINC_FASTEST; 16 kHz mono 29 K
-/// against 46 K for speexdsp q3; SNR of a 1 kHz tone 105.9 dB (44.1 kHz,
-/// SRC_SINC_FASTEST: 105.9 dB), 126.8 dB (16 kHz, speexdsp q3: 101.1 dB).
-/// See docs/performance.md.
+/// 42 K instructions against 749 K for SRC_SINC_FASTEST; 16 kHz mono 18 K
+/// against 45 K for speexdsp q3. THD+N of a 1 kHz tone −105.9 dB at
+/// 44.1 kHz (SRC_SINC_FASTEST: −119.0 dB; both −104 to −105 dB at 10 kHz),
+/// −126.5 dB at 16 kHz (speexdsp q3: −101.1 dB); every polyphase path
+/// ≤ −98 dB. See docs/performance.md.
 ///
 /// ## speexdsp quality: 3 (`speexQuality`)
 ///
