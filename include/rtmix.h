@@ -113,11 +113,11 @@ typedef enum rtmix_domain {
     RTMIX_DOMAIN_MEDIA = 1
 } rtmix_domain;
 
-/* Resampler quality. SINC_FASTEST (default): speexdsp's resampler
- * (quality 3, >= 97 dB SNR on a 1 kHz tone) for a source whose rate has a
- * small integer ratio to the output's (8/12/16/24/32/64/96/192 kHz -> 48 kHz)
- * and no drift compensation; libsamplerate SRC_SINC_FASTEST otherwise
- * (44.1 kHz, drift compensation). The other values always use the
+/* Resampler quality. SINC_FASTEST (default): RTMix's own exact-phase
+ * polyphase FIR (>= 98 dB SNR on a 1 kHz tone) for every rate pair it can
+ * tabulate (all pairs of 8, 11.025, 12, 16, 22.05, 24, 32, 44.1, 48, 64,
+ * 88.2, 96, 176.4 and 192 kHz); libsamplerate SRC_SINC_FASTEST for finer
+ * ratios (e.g. 8001 Hz -> 48 kHz). The other values always use the
  * libsamplerate converter of that name. */
 typedef enum rtmix_resampler_quality {
     RTMIX_RESAMPLER_SINC_FASTEST = 0, /* default: lowest cost */

@@ -78,8 +78,8 @@ final class DriftDefaultsTests: XCTestCase {
         XCTAssertEqual(changed, 0, "int16 values changed by a same-rate default source")
     }
 
-    /// A 1 kHz tone from a 16 kHz call source (speexdsp, fixed ratio) and a
-    /// 44.1 kHz media source (libsamplerate, fixed ratio), each fed in
+    /// A 1 kHz tone from a 16 kHz call source and a 44.1 kHz media source
+    /// (both the polyphase FIR at its fixed ratio), each fed in
     /// lockstep with default configs: the tone comes out at exactly 1 kHz.
     func testLockstepResampledPitchIsExact() throws {
         for (domain, rate, sourceBlock) in [(Domain.call, 16_000, 160), (.media, 44_100, 441)] {

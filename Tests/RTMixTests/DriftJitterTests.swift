@@ -146,7 +146,13 @@ final class DriftJitterTests: XCTestCase {
                 // Latency follows the jitter: the low-water mark within
                 // LEVEL_BOUND ms of the effective target from 60 s on, the
                 // effective target at most EFF_BOUND ms.
-                XCTAssertLessThanOrEqual(worstLevelErrorMs[i], p.jitter == .bursts ? 20 : 10,
+                // Uniform +1000 ppm measured 10.66 ms with the polyphase
+                // fixed stage (2026-11-26), 8.51 ms with the speexdsp one
+                // it replaced: the controller's transient excursions move by
+                // a few ms with how the fixed stage consumes its input
+                // (look-ahead 16 instead of 24 input frames); no gap either
+                // way. 12 ms, as DriftSimulationTests' voice bound.
+                XCTAssertLessThanOrEqual(worstLevelErrorMs[i], p.jitter == .bursts ? 20 : 12,
                                          "\(p.jitter) \(p.ppm) ppm: low-water vs effective target")
                 XCTAssertLessThanOrEqual(maxEffectiveMs[i], p.jitter == .bursts ? 100 : s.targetMs + 10,
                                          "\(p.jitter) \(p.ppm) ppm: effective target")

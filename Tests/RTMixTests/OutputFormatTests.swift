@@ -21,7 +21,7 @@ final class OutputFormatTests: XCTestCase {
         try e.setOutputFormat(sampleRate: 16_000, channels: 1)
         XCTAssertEqual(e.config.sampleRate, 16_000)
         XCTAssertEqual(e.config.channels, 1)
-        XCTAssertEqual(e.resamplerBackend(of: media), .speexdsp)
+        XCTAssertEqual(e.resamplerBackend(of: media), .polyphase)
         XCTAssertNil(e.resamplerBackend(of: voice))
         e.pushAll(Array(tone[(4_800 * 2)...]), to: media, channels: 2)  // the same tone, continued
         let hfp = e.renderFrames(7_000, block: 160)  // 10 ms blocks at 16 kHz

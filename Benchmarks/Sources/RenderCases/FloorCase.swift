@@ -8,10 +8,13 @@ import CSpeexDSPFloor
 ///
 /// - `.libsamplerate`: `src_process` (SRC_SINC_FASTEST) for every resampled
 ///   source: the floor the issue specifies.
-/// - `.engine`: the backend the engine picks for each source with its
-///   default configuration (`Resampler.backend` in RTMix: speexdsp quality 3
-///   with `skip_zeros` when the reduced ratio out:in has both terms <= 8 —
-///   the 16 kHz voices here — libsamplerate SRC_SINC_FASTEST otherwise).
+/// - `.engine`: the C backends the engine picked for each source with its
+///   default configuration until 2026-11-26 (speexdsp quality 3 with
+///   `skip_zeros` when the reduced ratio out:in has both terms <= 8 — the
+///   16 kHz voices here — libsamplerate SRC_SINC_FASTEST otherwise). The
+///   engine now uses its own polyphase FIR for both (`PolyphaseResampler`,
+///   internal to RTMix, so no bare floor of it here: its own share of an
+///   engine case is in `scripts/bench-callgrind --annotate`).
 final class FloorCase: RenderCase {
     enum Backends {
         case libsamplerate
@@ -21,7 +24,7 @@ final class FloorCase: RenderCase {
     /// Mirrors `Resampler.speexQuality` (internal to RTMix).
     static let speexQuality: Int32 = 3
 
-    /// Mirrors `Resampler.backend(quality: .sincFastest, ..., driftCompensation: false)`.
+    /// Mirrors the former `Resampler.backend(quality: .sincFastest, ..., driftCompensation: false)`.
     static func engineUsesSpeex(inputRate: Int, outputRate: Int) -> Bool {
         guard inputRate != outputRate else { return false }
         var a = inputRate, b = outputRate

@@ -8,11 +8,11 @@ public enum Domain: Int32, Sendable, CaseIterable {
 /// Resampler quality for sources whose rate differs from the engine's (or
 /// that use drift compensation). See `Resampler` for the backend rule.
 public enum ResamplerQuality: UInt32, Sendable {
-    /// Default: the cheapest band-limited converter (97–144 dB SNR in the
-    /// engine's 1 kHz accuracy tests). speexdsp's resampler at quality 3 when the rate ratio
-    /// reduces to small terms (out:in both ≤ 8: 8, 12, 16, 24, 32, 96,
-    /// 192 kHz → 48 kHz) and drift compensation is off; libsamplerate
-    /// SRC_SINC_FASTEST otherwise (44.1 kHz → 48 kHz, drift compensation).
+    /// Default: the cheapest band-limited converter (98–147 dB SNR in the
+    /// engine's 1 kHz accuracy tests). RTMix's exact-phase polyphase FIR
+    /// (`PolyphaseResampler`) for every ratio it can tabulate (all pairs
+    /// of the common rates 8 … 192 kHz, 44.1 kHz ↔ 48 kHz included);
+    /// libsamplerate SRC_SINC_FASTEST for finer ratios (e.g. 8,001 Hz).
     case sincFastest = 0
     /// Always libsamplerate SRC_SINC_MEDIUM_QUALITY.
     case sincMedium = 1

@@ -1,61 +1,67 @@
 import CSampleRate
 import CSpeexDSP
 
-/// Sample-rate conversion for one source: a thin fence around two C
-/// resamplers. This is the only file that calls resampler C functions
-/// (libsamplerate and speexdsp's resampler).
+/// Sample-rate conversion for one source at a fixed ratio: RTMix's own
+/// polyphase FIR (`PolyphaseResampler`) by default, and a thin fence around
+/// two C resamplers for what it does not cover. This is the only file that
+/// calls resampler C functions (libsamplerate and speexdsp's resampler).
 ///
-/// `init` allocates (`src_new` / `speex_resampler_init`); `process` does not
-/// (neither `src_process` nor `speex_resampler_process_interleaved_float`
-/// allocates), so it is safe on the render thread. Nothing here ever calls
-/// speexdsp's `set_rate*`/`set_quality`: they rebuild the filter with
+/// `init` allocates (`src_new` / `speex_resampler_init` / the polyphase
+/// tables); `process` does not (neither `src_process` nor
+/// `speex_resampler_process_interleaved_float` allocates, nor does the
+/// polyphase FIR), so it is safe on the render thread. Nothing here ever
+/// calls speexdsp's `set_rate*`/`set_quality`: they rebuild the filter with
 /// `realloc`.
 ///
 /// ## Backend choice (`Resampler.backend(...)`, fixed for the source's life)
 ///
-/// speexdsp's resampler when ALL of these hold, libsamplerate otherwise:
-/// 1. quality is `.sincFastest` (the default). `.sincMedium`, `.sincBest`
-///    and `.linear` always get the libsamplerate converter of that name: an
-///    explicit quality request means that converter.
-/// 2. drift compensation is off. Drift compensation changes the ratio every
-///    block; `src_process` takes a new ratio without allocating (and ramps
-///    to it within the call), speexdsp would have to `realloc` its filter.
-/// 3. the rates differ, and their reduced ratio out:in = L:M (divided by
-///    their gcd) has L ≤ 8 and M ≤ 8. At quality 3 speexdsp then uses its
-///    exact polyphase ("direct") sinc table (it does so when L is at most
-///    its oversampling factor, 8 at q3, halved per factor of 2 of
-///    downsampling beyond 2:1 — always enough for L, M ≤ 8). Other ratios
-///    (44.1 kHz ↔ 48 kHz is 160:147) use its interpolated table (cubic
-///    interpolation between table entries), 5–10× slower than the direct
-///    one and not much cheaper than libsamplerate (22.05 kHz mono → 48 kHz:
-///    228 K vs 46 K instructions per 10 ms; 44.1 kHz stereo: 460 K vs
-///    753 K for SRC_SINC_FASTEST), and speexdsp 1.2.1 has
-///    crashed in `set_rate_frac` with such a fine fraction (44.1 → 48 kHz
-///    stereo, shared/guide/toolchain.md). libsamplerate stays there.
-///    With a 48 kHz engine this sends 8, 12, 16, 24, 32, 64, 96 and
-///    192 kHz sources to speexdsp; 11.025, 22.05, 44.1 and 88.2 kHz to
-///    libsamplerate. With a 44.1 kHz engine: 11.025, 22.05, 88.2, 176.4 kHz
-///    to speexdsp.
+/// With quality `.sincFastest` (the default), no drift compensation (the
+/// playout path never asks for it any more: drift is the drift stage's)
+/// and different rates:
+/// 1. **polyphase** (`PolyphaseResampler`) for 1 or 2 channels when the
+///    reduced ratio out:in = L:M has L ≤ 1024 and an L × taps table of at
+///    most 65,536 coefficients: every pair of the common rates (8, 11.025,
+///    12, 16, 22.05, 24, 32, 44.1, 48, 64, 88.2, 96, 176.4, 192 kHz), in
+///    particular 44.1 → 48 kHz (160:147) and the voice rates. Exact phases,
+///    32 taps at the lower rate, THD+N ≤ −98 dB for a 1 kHz tone on every
+///    path measured (ResamplingTests, ResamplingQualityTests).
+/// 2. **speexdsp** (quality 3, `speexQuality`) for more than 2 channels
+///    (only the capture path's reference tap with a stereo reference: 3
+///    channels) when L and M are both ≤ 8: speexdsp then uses its exact
+///    ("direct") sinc table.
+/// 3. **libsamplerate** SRC_SINC_FASTEST otherwise: ratios too fine to
+///    tabulate (e.g. 8,001 or 47,999 Hz against 48 kHz), and more than 2
+///    channels at a ratio such as 160:147 (speexdsp would interpolate its
+///    table there, not much cheaper, and 1.2.1 has crashed in
+///    `set_rate_frac` with such a fine fraction, shared/guide/toolchain.md).
+///
+/// `.sincMedium`, `.sincBest` and `.linear` always get the libsamplerate
+/// converter of that name (an explicit quality request means that
+/// converter), and so does drift compensation (`src_process` takes a new
+/// ratio every call without allocating; the other two cannot).
+///
+/// Why polyphase over speexdsp and libsamplerate (measured 2026-11-26,
+/// callgrind, per 10 ms callback at 48 kHz, x86_64): 44.1 kHz stereo
+/// 42 K instructions against 749 K for SRC_SINC_FASTEST; 16 kHz mono 18 K
+/// against 45 K for speexdsp q3. THD+N of a 1 kHz tone −105.9 dB at
+/// 44.1 kHz (SRC_SINC_FASTEST: −119.0 dB; both −104 to −105 dB at 10 kHz),
+/// −126.5 dB at 16 kHz (speexdsp q3: −101.1 dB); every polyphase path
+/// ≤ −98 dB. See docs/performance.md.
 ///
 /// ## speexdsp quality: 3 (`speexQuality`)
 ///
-/// Measured with the engine's accuracy test (1 kHz sine, 1 s, 480-frame
-/// blocks, level ±0.05 dB, frequency ±0.5 Hz, SNR ≥ 60 dB; the same SNR
-/// fit in C and in ResamplingTests): SNR at q3 was 100.6 dB (8 kHz),
-/// 99.7 (12 kHz), 101.1 (16 kHz), 97.1 (24 kHz), 106.7 (32 kHz), 144.2
-/// (96 kHz), 143.0 (192 kHz) → 48 kHz and 98.8 (22.05 → 44.1 kHz), level
-/// within 0.0002 dB, mono and stereo alike (ResamplingTests); q2 also
-/// passes (≥ 77 dB) but has a ~60 dB stopband. Tones at 0.3 and 0.4 × the
-/// source rate gave 91–101 dB at q3 against 92–116 dB for SRC_SINC_FASTEST
-/// (which also attenuates 0.4 × rate by 2.8 dB; q3 by < 0.001 dB), and a
-/// 30 kHz tone in 96/192 kHz input aliases at −90 dB (SRC_SINC_FASTEST
-/// −111 dB). Cost per 10 ms callback for a 16 kHz mono voice: q3 46 K, q4
-/// 57 K, q5 68 K instructions, SRC_SINC_FASTEST 679 K
-/// (Benchmarks/Exploratory/resampler_cost.c).
+/// Measured with the engine's accuracy test when speexdsp was the voice
+/// backend (1 kHz sine, 1 s, 480-frame blocks): SNR at q3 was 100.6 dB
+/// (8 kHz), 99.7 (12 kHz), 101.1 (16 kHz), 97.1 (24 kHz), 106.7 (32 kHz),
+/// 144.2 (96 kHz), 143.0 (192 kHz) → 48 kHz, level within 0.0002 dB; q2
+/// has a ~60 dB stopband. Cost for a 16 kHz mono voice: q3 46 K, q4 57 K,
+/// q5 68 K instructions per 10 ms (Benchmarks/Exploratory/resampler_cost.c).
 ///
 /// ## Latency and start-up
 ///
-/// speexdsp is put in `speex_resampler_skip_zeros` mode: its first output
+/// The polyphase backend behaves like speexdsp below (first output aligned
+/// with the first input frame; look-ahead `taps / 2` input frames, 16 for
+/// upsampling; the look-ahead held in its own buffer). speexdsp is put in `speex_resampler_skip_zeros` mode: its first output
 /// sample is aligned with the first input sample instead of being preceded
 /// by `speex_resampler_get_input_latency()` (filter length / 2: 24 input
 /// frames at q3, 1.5 ms) zeros. That is what libsamplerate does too: the
@@ -77,6 +83,8 @@ struct Resampler: ~Copyable {
     enum Backend: Sendable, Equatable {
         case libsamplerate
         case speexdsp
+        /// `PolyphaseResampler` (exact-phase polyphase FIR, Swift).
+        case polyphase
     }
 
     /// speexdsp quality used for `.sincFastest` (see the type's comment).
@@ -85,7 +93,8 @@ struct Resampler: ~Copyable {
     static var speexMaxRatioTerm: Int { 8 }
 
     @usableFromInline let backend: Backend
-    /// `SRC_STATE *` or `SpeexResamplerState *`, by `backend`.
+    /// `SRC_STATE *`, `SpeexResamplerState *` or
+    /// `UnsafeMutablePointer<PolyphaseResampler>`, by `backend`.
     @usableFromInline let state: OpaquePointer
     /// Nominal output/input rate ratio.
     @usableFromInline let ratio: Double
@@ -93,21 +102,23 @@ struct Resampler: ~Copyable {
 
     /// The backend `init` picks for these parameters (see the type's comment).
     static func backend(quality: ResamplerQuality, inputRate: Int, outputRate: Int,
-                        driftCompensation: Bool) -> Backend {
+                        driftCompensation: Bool, channels: Int = 1) -> Backend {
         guard quality == .sincFastest, !driftCompensation, inputRate != outputRate,
               inputRate > 0, outputRate > 0
         else { return .libsamplerate }
-        var a = inputRate, b = outputRate
-        while b != 0 { (a, b) = (b, a % b) }
+        if channels <= 2 && PolyphaseResampler.supports(inputRate: inputRate, outputRate: outputRate) {
+            return .polyphase
+        }
+        let t = PolyphaseResampler.terms(inputRate: inputRate, outputRate: outputRate)
         let limit = speexMaxRatioTerm
-        return outputRate / a <= limit && inputRate / a <= limit ? .speexdsp : .libsamplerate
+        return t.up <= limit && t.down <= limit ? .speexdsp : .libsamplerate
     }
 
-    /// Returns nil when the C library cannot allocate its state.
+    /// Returns nil when the backend cannot allocate its state.
     init?(quality: ResamplerQuality, channels: Int, inputRate: Int, outputRate: Int,
           driftCompensation: Bool) {
         let backend = Resampler.backend(quality: quality, inputRate: inputRate, outputRate: outputRate,
-                                        driftCompensation: driftCompensation)
+                                        driftCompensation: driftCompensation, channels: channels)
         switch backend {
         case .speexdsp:
             var error: Int32 = 0
@@ -120,6 +131,11 @@ struct Resampler: ~Copyable {
             }
             _ = speex_resampler_skip_zeros(s)
             state = s
+        case .polyphase:
+            guard let p = PolyphaseResampler(channels: channels, inputRate: inputRate, outputRate: outputRate),
+                  let s = Allocation.make(p)
+            else { return nil }
+            state = OpaquePointer(s)
         case .libsamplerate:
             let converter: Int32
             switch quality {
@@ -145,23 +161,26 @@ struct Resampler: ~Copyable {
         switch backend {
         case .libsamplerate: _ = src_delete(state)
         case .speexdsp: speex_resampler_destroy(state)
+        case .polyphase: Allocation.destroy(UnsafeMutablePointer<PolyphaseResampler>(state))
         }
     }
 
     /// Input frames the converter needs beyond an output sample's position
     /// before it can produce that sample (its look-ahead): speexdsp's
-    /// `speex_resampler_get_input_latency`; 0 for libsamplerate, which does
-    /// not report it. Control threads and tests only.
+    /// `speex_resampler_get_input_latency`, the polyphase kernel's half
+    /// length; 0 for libsamplerate, which does not report it. Control
+    /// threads and tests only.
     var inputLatencyFrames: Int {
         switch backend {
         case .libsamplerate: return 0
         case .speexdsp: return Int(speex_resampler_get_input_latency(state))
+        case .polyphase: return UnsafeMutablePointer<PolyphaseResampler>(state).pointee.inputLatencyFrames
         }
     }
 
     /// Forgets all history (after a flush or a drop: the next input is
-    /// not a continuation). Real-time safe: both libraries only clear
-    /// their buffers here.
+    /// not a continuation). Real-time safe: every backend only clears its
+    /// buffers here.
     @_noLocks
     func reset() {
         let s = state
@@ -170,6 +189,7 @@ struct Resampler: ~Copyable {
         case .speexdsp:
             _ = _unsafePerformance { speex_resampler_reset_mem(s) }
             _ = _unsafePerformance { speex_resampler_skip_zeros(s) }
+        case .polyphase: UnsafeMutablePointer<PolyphaseResampler>(s).pointee.reset()
         }
     }
 
@@ -202,6 +222,8 @@ struct Resampler: ~Copyable {
                 speex_resampler_process_interleaved_float(s, zeros, &inLen, output, &outLen)
             }
             return Int(outLen)
+        case .polyphase:
+            return UnsafeMutablePointer<PolyphaseResampler>(s).pointee.drain(output: output, outputFrames: outputFrames)
         }
     }
 
@@ -216,7 +238,8 @@ struct Resampler: ~Copyable {
     ///
     /// libsamplerate: a ratio that differs from the previous call's is
     /// reached smoothly within the call (libsamplerate interpolates it).
-    /// speexdsp: `ratio` is ignored. Its rate is fixed at `init`; changing
+    /// speexdsp and polyphase: `ratio` is ignored. Their rate is fixed at
+    /// `init` (polyphase: the tables are for one ratio). speexdsp: changing
     /// it (`speex_resampler_set_rate*`) reallocates the filter, which must
     /// never happen on the render thread, and this backend is only chosen
     /// when drift compensation is off, so the renderer always passes the
@@ -250,6 +273,11 @@ struct Resampler: ~Copyable {
                 speex_resampler_process_interleaved_float(s, input, &inLen, output, &outLen)
             }
             return (Int(inLen), Int(outLen))
+        case .polyphase:
+            // Fixed ratio too (`ratio` ignored), and the same contract as
+            // speexdsp: input consumed only as far as the outputs need.
+            return UnsafeMutablePointer<PolyphaseResampler>(s).pointee.process(
+                input: input, inputFrames: inputFrames, output: output, outputFrames: outputFrames)
         }
     }
 }

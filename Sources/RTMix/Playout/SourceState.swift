@@ -196,8 +196,11 @@ struct SourceState: ~Copyable {
     }
 
     /// Bytes RTMix allocates for a source (state, ring, scratch, gain curve,
-    /// render state; resampler libraries' own state excluded), nil on
-    /// overflow. The engine's memory cap counts this.
+    /// render state; the fixed-ratio resampler's own state excluded: the C
+    /// libraries', and the polyphase FIR's tables and buffer, at most
+    /// ~0.5 MiB for a stereo source at the finest ratio it takes, 50 KiB
+    /// at 44.1 → 48 kHz stereo), nil on overflow. The engine's memory cap
+    /// counts this.
     static func memoryBytes(config: SourceConfig, engine: EngineConfig) -> Int? {
         guard let ring = SPSCRing.memoryBytes(capacityFrames: config.physicalRingFrames, channels: config.channels)
         else { return nil }

@@ -14,7 +14,8 @@ extension Engine {
         }
     }
 
-    /// speexdsp's input latency of a source's resampler (0 for libsamplerate).
+    /// The input latency (look-ahead) of a source's resampler: polyphase
+    /// taps / 2, speexdsp's own figure, 0 for libsamplerate.
     func resamplerInputLatency(of id: SourceID) -> Int? {
         EngineCore.withControlLock(core) { () -> Int? in
             guard let s = EngineCore.lookup(core, id.rawValue) else { return nil }
@@ -26,9 +27,12 @@ extension Engine {
     }
 }
 
-/// Start-up, latency and underrun behaviour of the speexdsp backend (the
-/// `speex_resampler_skip_zeros` choice in `Resampler`).
-final class SpeexBackendTests: XCTestCase {
+/// Start-up, latency and underrun behaviour of the default fixed-ratio
+/// backend, the polyphase FIR (`PolyphaseResampler`): the first output
+/// aligned with the first input frame, the look-ahead held inside the
+/// resampler — the behaviour the speexdsp backend had with
+/// `speex_resampler_skip_zeros` (these tests were written for it).
+final class FixedRatioBackendTests: XCTestCase {
     /// Delay of a 1 kHz sine in output frames modulo its period (48 frames
     /// at 48 kHz), from the fitted phase: input sin(2π f n / rate) rendered
     /// with delay d is sin(2π f (m - d) / 48000).
@@ -52,15 +56,15 @@ final class SpeexBackendTests: XCTestCase {
     }
 
     /// A source with plenty buffered before its first render starts at
-    /// output frame 0 with no added delay: skip_zeros removes the filter's
-    /// leading zeros (without it the stream would start 24 input frames =
-    /// 72 output frames later at 16 kHz, q3).
+    /// output frame 0 with no added delay: no leading zeros from the
+    /// filter's history (speexdsp without skip_zeros would start 24 input
+    /// frames = 72 output frames later at 16 kHz, q3).
     func testPrefilledSourceHasNoExtraLatency() throws {
         for rate in [8_000, 16_000, 24_000, 32_000] {
             let e = makeEngine()
             let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: rate, channels: 1))
-            XCTAssertEqual(e.resamplerBackend(of: id), .speexdsp)
-            XCTAssertEqual(e.resamplerInputLatency(of: id), 24, "q3 filter: 48 taps")
+            XCTAssertEqual(e.resamplerBackend(of: id), .polyphase)
+            XCTAssertEqual(e.resamplerInputLatency(of: id), 16, "32 taps at the source rate")
             e.pushAll(Signal.sine(frequency: 1000, rate: rate, frames: rate / 5, amplitude: 0.5), to: id, channels: 1)
             let out = e.renderFrames(4800)
             let left = Signal.channel(out, 0, of: 2)
@@ -79,7 +83,7 @@ final class SpeexBackendTests: XCTestCase {
         for (rate, channels) in [(8_000, 1), (16_000, 1), (24_000, 2), (32_000, 1), (16_000, 2)] {
             let e = makeEngine()
             let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: rate, channels: channels))
-            XCTAssertEqual(e.resamplerBackend(of: id), .speexdsp)
+            XCTAssertEqual(e.resamplerBackend(of: id), .polyphase)
             let tone = Signal.sine(frequency: 1000, rate: rate, frames: rate, channels: channels, amplitude: 0.3)
             let per = rate / 100
             var out: [Float] = []
@@ -92,8 +96,8 @@ final class SpeexBackendTests: XCTestCase {
             XCTAssertEqual(s.underrunEvents, 0, "rate \(rate)")
             let left = Signal.channel(out, 0, of: 2)
             let firstSound = left.firstIndex { $0 != 0 }!
-            // Look-ahead of 24 input frames = 24 × 48000 / rate output frames.
-            let lookahead = 24 * 48_000 / rate
+            // Look-ahead of 16 input frames = 16 × 48000 / rate output frames.
+            let lookahead = 16 * 48_000 / rate
             XCTAssertEqual(firstSound, lookahead, accuracy: 1, "rate \(rate)")
             // Continuous from there: delay = the look-ahead, constant.
             let d = sineDelayFrames(left[960..<23_520], startFrame: 960)
@@ -101,18 +105,18 @@ final class SpeexBackendTests: XCTestCase {
             let off = abs(d - want)
             XCTAssertLessThan(min(off, 48 - off), 0.05, "rate \(rate): delay \(d) (mod 48), want \(want)")
             XCTAssertEqual(Signal.rms(left[(firstSound + 1)...]), 0.3 / 2.0.squareRoot(), accuracy: 0.003, "rate \(rate)")
-            // Every pushed frame is consumed: speexdsp holds the look-ahead
-            // in its filter memory, not in the ring.
+            // Every pushed frame is consumed: the resampler holds the
+            // look-ahead in its own buffer, not in the ring.
             XCTAssertEqual(s.bufferedFrames, 0, "rate \(rate)")
         }
     }
 
-    /// Underrun and resume through speexdsp: the gap is silent and counted,
-    /// the resumed audio plays again.
-    func testUnderrunAndResumeThroughSpeex() throws {
+    /// Underrun and resume through the polyphase FIR: the gap is silent
+    /// and counted, the resumed audio plays again.
+    func testUnderrunAndResumeThroughPolyphase() throws {
         let e = makeEngine()
         let id = try e.addSource(SourceConfig.classic(domain: .call, sampleRate: 16_000, channels: 1))
-        XCTAssertEqual(e.resamplerBackend(of: id), .speexdsp)
+        XCTAssertEqual(e.resamplerBackend(of: id), .polyphase)
         e.pushAll(Signal.sine(frequency: 300, rate: 16_000, frames: 640, amplitude: 0.3), to: id, channels: 1)
         let out = e.renderFrames(4800)
         XCTAssertTrue(out.suffix(4000).allSatisfy { $0 == 0 })
