@@ -1,15 +1,23 @@
 import CRTMixSupport
 
 /// In-place radix-2 complex FFT of a fixed power-of-two size, on split
-/// real/imaginary arrays. Twiddles and the bit-reversal permutation are
-/// computed once in `init` (allocates); `forward`/`inverse` never allocate.
-/// Used by the delay estimator (a few transforms per second).
+/// real/imaginary arrays. Twiddles (one contiguous run per stage) and the
+/// bit-reversal swaps are computed once in `init` (allocates);
+/// `forward`/`inverse` never allocate. The first two stages need no
+/// multiplication; the others run four butterflies at a time (SIMD4).
+/// Used by the delay estimator (a few transforms per second) and the
+/// residual-echo suppressor (three per capture frame).
 @usableFromInline
 struct FFT: ~Copyable {
-    @usableFromInline let size: Int
-    @usableFromInline let cosTable: UnsafeMutablePointer<Float>
-    @usableFromInline let sinTable: UnsafeMutablePointer<Float>
-    @usableFromInline let bitReverse: UnsafeMutablePointer<Int32>
+    let size: Int
+    /// Twiddles of the stage with `half` butterflies per group start at
+    /// index `half` (1 + 2 + … + half/2 = half − 1 before it): w_k =
+    /// e^(−iπk/half) for k in 0..<half. Entry 0 is unused.
+    let twiddleRe: UnsafeMutablePointer<Float>
+    let twiddleIm: UnsafeMutablePointer<Float>
+    /// Pairs (i, j), i < j, that the bit reversal swaps.
+    let swaps: UnsafeMutablePointer<Int32>
+    let swapCount: Int
 
     /// Bytes this FFT allocated (engine memory accounting).
     let allocatedBytes: Int
@@ -17,33 +25,50 @@ struct FFT: ~Copyable {
     /// `size` must be a power of two ≥ 2. nil when an allocation fails.
     init?(size: Int) {
         precondition(size >= 2 && size & (size - 1) == 0)
-        var batch = AllocationBatch()
-        guard let c = batch.allocate(repeating: Float(0), count: size / 2),
-              let s = batch.allocate(repeating: Float(0), count: size / 2),
-              let b = batch.allocate(repeating: Int32(0), count: size) else { return nil }
-        self.size = size
-        cosTable = c
-        sinTable = s
-        bitReverse = b
-        allocatedBytes = batch.commit()
-        for i in 0..<size / 2 {
-            let angle = -2 * Double.pi * Double(i) / Double(size)
-            cosTable[i] = Float(rtmix_support_cos(angle))
-            sinTable[i] = Float(rtmix_support_sin(angle))
-        }
         var bits = 0
         while 1 << bits < size { bits += 1 }
+        var pairs = 0
+        for i in 0..<size where FFT.reversed(i, bits: bits) > i { pairs += 1 }
+        var batch = AllocationBatch()
+        guard let c = batch.allocate(repeating: Float(0), count: size),
+              let s = batch.allocate(repeating: Float(0), count: size),
+              let w = batch.allocate(repeating: Int32(0), count: max(2 * pairs, 1)) else { return nil }
+        self.size = size
+        twiddleRe = c
+        twiddleIm = s
+        swaps = w
+        swapCount = pairs
+        allocatedBytes = batch.commit()
+        var half = 1
+        while half < size {
+            for k in 0..<half {
+                let angle = -Double.pi * Double(k) / Double(half)
+                c[half + k] = Float(rtmix_support_cos(angle))
+                s[half + k] = Float(rtmix_support_sin(angle))
+            }
+            half *= 2
+        }
+        var p = 0
         for i in 0..<size {
-            var r = 0
-            for b in 0..<bits where i & (1 << b) != 0 { r |= 1 << (bits - 1 - b) }
-            bitReverse[i] = Int32(r)
+            let j = FFT.reversed(i, bits: bits)
+            if j > i {
+                w[2 * p] = Int32(i)
+                w[2 * p + 1] = Int32(j)
+                p += 1
+            }
         }
     }
 
+    static func reversed(_ i: Int, bits: Int) -> Int {
+        var r = 0
+        for b in 0..<bits where i & (1 << b) != 0 { r |= 1 << (bits - 1 - b) }
+        return r
+    }
+
     deinit {
-        Allocation.free(cosTable)
-        Allocation.free(sinTable)
-        Allocation.free(bitReverse)
+        Allocation.free(twiddleRe)
+        Allocation.free(twiddleIm)
+        Allocation.free(swaps)
     }
 
     /// X[k] = Σ x[n]·e^(−2πikn/N), in place.
@@ -66,30 +91,55 @@ struct FFT: ~Copyable {
     @_noLocks
     func transform(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, sign: Float) {
         let n = size
-        for i in 0..<n {
-            let j = Int(bitReverse[i])
-            if j > i {
-                let tr = re[i], ti = im[i]
-                re[i] = re[j]; im[i] = im[j]
-                re[j] = tr; im[j] = ti
-            }
+        for p in 0..<swapCount {
+            let i = Int(swaps[2 * p]), j = Int(swaps[2 * p + 1])
+            let tr = re[i], ti = im[i]
+            re[i] = re[j]; im[i] = im[j]
+            re[j] = tr; im[j] = ti
         }
-        var half = 1
+        // half = 1: w = 1.
+        var a = 0
+        while a < n {
+            let xr = re[a + 1], xi = im[a + 1]
+            re[a + 1] = re[a] - xr; im[a + 1] = im[a] - xi
+            re[a] += xr; im[a] += xi
+            a += 2
+        }
+        guard n >= 4 else { return }
+        // half = 2: w = 1, then −i (forward) or +i (inverse).
+        a = 0
+        while a < n {
+            var xr = re[a + 2], xi = im[a + 2]
+            re[a + 2] = re[a] - xr; im[a + 2] = im[a] - xi
+            re[a] += xr; im[a] += xi
+            let b = a + 3
+            xr = sign * im[b]
+            xi = -sign * re[b]
+            re[b] = re[a + 1] - xr; im[b] = im[a + 1] - xi
+            re[a + 1] += xr; im[a + 1] += xi
+            a += 4
+        }
+        var half = 4
         while half < n {
-            let stride = n / (half * 2)
+            let wre = twiddleRe + half, wim = twiddleIm + half
             var start = 0
             while start < n {
-                for k in 0..<half {
-                    let wr = cosTable[k * stride]
-                    let wi = sign * sinTable[k * stride]
-                    let a = start + k
-                    let b = a + half
-                    let xr = re[b] * wr - im[b] * wi
-                    let xi = re[b] * wi + im[b] * wr
-                    re[b] = re[a] - xr
-                    im[b] = im[a] - xi
-                    re[a] += xr
-                    im[a] += xi
+                var k = 0
+                while k < half {
+                    let wr = UnsafeRawPointer(wre + k).loadUnaligned(as: SIMD4<Float>.self)
+                    let wi = sign * UnsafeRawPointer(wim + k).loadUnaligned(as: SIMD4<Float>.self)
+                    let ia = start + k, ib = ia + half
+                    let br = UnsafeRawPointer(re + ib).loadUnaligned(as: SIMD4<Float>.self)
+                    let bi = UnsafeRawPointer(im + ib).loadUnaligned(as: SIMD4<Float>.self)
+                    let ar = UnsafeRawPointer(re + ia).loadUnaligned(as: SIMD4<Float>.self)
+                    let ai = UnsafeRawPointer(im + ia).loadUnaligned(as: SIMD4<Float>.self)
+                    let xr = br * wr - bi * wi
+                    let xi = br * wi + bi * wr
+                    UnsafeMutableRawPointer(re + ib).storeBytes(of: ar - xr, as: SIMD4<Float>.self)
+                    UnsafeMutableRawPointer(im + ib).storeBytes(of: ai - xi, as: SIMD4<Float>.self)
+                    UnsafeMutableRawPointer(re + ia).storeBytes(of: ar + xr, as: SIMD4<Float>.self)
+                    UnsafeMutableRawPointer(im + ia).storeBytes(of: ai + xi, as: SIMD4<Float>.self)
+                    k += 4
                 }
                 start += half * 2
             }
