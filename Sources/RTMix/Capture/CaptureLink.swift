@@ -10,50 +10,49 @@ import Synchronization
 ///   `processor`, posts `events`, writes the statistics below;
 /// - control threads: `delayHintMs`, `publishGain`, read statistics and
 ///   events (the latter under the control lock).
-@usableFromInline
 struct CaptureLink: ~Copyable {
     /// [reference (1 or 2 channels), media] frames at the capture rate,
     /// render → capture.
-    @usableFromInline let ring: SPSCRing
-    @usableFromInline let tap: UnsafeMutablePointer<ReferenceTap>
-    @usableFromInline let processor: UnsafeMutablePointer<CaptureProcessor>
+    let ring: SPSCRing
+    let tap: UnsafeMutablePointer<ReferenceTap>
+    let processor: UnsafeMutablePointer<CaptureProcessor>
     /// Capture role: one capture call at a time.
-    @usableFromInline let capturing = Atomic<Bool>(false)
+    let capturing = Atomic<Bool>(false)
     /// Host delay hint in ms; −1 = none.
-    @usableFromInline let delayHintMs = Atomic<Int32>(-1)
+    let delayHintMs = Atomic<Int32>(-1)
     /// Media publish gain (linear).
-    @usableFromInline let publishGain = AtomicFloat(0)
+    let publishGain = AtomicFloat(0)
     /// Capture → control: canceller events (see EngineEventKind), stamped
     /// with the engine clock.
-    @usableFromInline let events: EventQueue
+    let events: EventQueue
 
     // statistics, written by the capture thread
-    @usableFromInline let calls = Counter()
-    @usableFromInline let frames = Counter()
-    @usableFromInline let latencyFrames = Counter()
-    @usableFromInline let callsWithoutReference = Counter()
-    @usableFromInline let doubleTalkFrames = Counter()
-    @usableFromInline let resets = Counter()
-    @usableFromInline let delayChanges = Counter()
-    @usableFromInline let nonfinite = Counter()
-    @usableFromInline let captureNsMax = Counter()
-    @usableFromInline let doubleTalk = Counter()
-    @usableFromInline let diverged = Counter()
-    @usableFromInline let delaySource = Counter()
-    @usableFromInline let erleDb = AtomicFloat(0)
-    @usableFromInline let delayMs = AtomicFloat(0)
-    @usableFromInline let estimatedDelayMs = AtomicFloat(0)
-    @usableFromInline let estimateConfidence = AtomicFloat(0)
-    @usableFromInline let driftPpm = AtomicFloat(0)
+    let calls = Counter()
+    let frames = Counter()
+    let latencyFrames = Counter()
+    let callsWithoutReference = Counter()
+    let doubleTalkFrames = Counter()
+    let resets = Counter()
+    let delayChanges = Counter()
+    let nonfinite = Counter()
+    let captureNsMax = Counter()
+    let doubleTalk = Counter()
+    let diverged = Counter()
+    let delaySource = Counter()
+    let erleDb = AtomicFloat(0)
+    let delayMs = AtomicFloat(0)
+    let estimatedDelayMs = AtomicFloat(0)
+    let estimateConfidence = AtomicFloat(0)
+    let driftPpm = AtomicFloat(0)
     // written by the render thread
-    @usableFromInline let referenceOverflow = Counter()
+    let referenceOverflow = Counter()
     /// Render → capture timing: after each block, the total frames written
     /// to `ring` and the time it happened, published as a sequence lock
     /// (`stampSequence` odd while they change; every access acquire/release
     /// so a reader that sees a new value also sees the odd sequence).
-    @usableFromInline let stampSequence = Atomic<UInt64>(0)
-    @usableFromInline let stampNs = Atomic<UInt64>(0)
-    @usableFromInline let stampFrames = Atomic<UInt64>(0)
+    let stampSequence = Atomic<UInt64>(0)
+    let stampNs = Atomic<UInt64>(0)
+    let stampFrames = Atomic<UInt64>(0)
     /// The engine's clock (`EngineCore.clock`, which owns it): render and
     /// capture time their calls with the same clock as everything else.
     let clock: UnsafeMutablePointer<EngineClock>

@@ -23,7 +23,6 @@
 ///
 /// The stages take no `CaptureLink`; this pipeline reads the link (ring,
 /// stamp, hint, publish gain) and hands outcomes from one stage to the next.
-@usableFromInline
 struct CaptureProcessor: ~Copyable {
     let rate: Int
     let frameSize: Int

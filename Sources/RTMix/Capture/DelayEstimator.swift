@@ -19,63 +19,61 @@ import CRTMixSupport
 /// by the 32 ms the mic window ends early); resolution 1 decimated sample (0.5 ms
 /// at 2 kHz), refined below that by the parabola. `init` allocates;
 /// everything else is real-time safe.
-@usableFromInline
 struct DelayEstimator: ~Copyable {
-    @usableFromInline static var fftSize: Int { @_noLocks get { 2048 } }
-    @usableFromInline static var micWindow: Int { @_noLocks get { 768 } }
+    static var fftSize: Int { @_noLocks get { 2048 } }
+    static var micWindow: Int { @_noLocks get { 768 } }
     /// Negative lags searched (reference arriving after the echo).
-    @usableFromInline static var guardLags: Int { @_noLocks get { 64 } }
-    @usableFromInline static var hop: Int { @_noLocks get { 512 } }
-    @usableFromInline static var micLag: Int { @_noLocks get { 64 } }
+    static var guardLags: Int { @_noLocks get { 64 } }
+    static var hop: Int { @_noLocks get { 512 } }
+    static var micLag: Int { @_noLocks get { 64 } }
     /// Time constant of the cross-spectrum average.
     static var averageSeconds: Double { 0.5 }
-    @usableFromInline static var historyCapacity: Int { @_noLocks get { 4096 } }
+    static var historyCapacity: Int { @_noLocks get { 4096 } }
 
     /// Input samples per decimated sample.
-    @usableFromInline let factor: Int
-    @usableFromInline let fft: FFT
-    @usableFromInline let micD: UnsafeMutablePointer<Float>
-    @usableFromInline let refD: UnsafeMutablePointer<Float>
-    @usableFromInline var micCount = 0
-    @usableFromInline var refCount = 0
+    let factor: Int
+    let fft: FFT
+    let micD: UnsafeMutablePointer<Float>
+    let refD: UnsafeMutablePointer<Float>
+    var micCount = 0
+    var refCount = 0
     /// Anti-aliasing low-pass before decimation (4th-order Butterworth at
     /// 0.4 × the decimated rate, two biquads), one per signal.
-    @usableFromInline var micFilter: Decimator
-    @usableFromInline var refFilter: Decimator
-    @usableFromInline let re: UnsafeMutablePointer<Float>
-    @usableFromInline let im: UnsafeMutablePointer<Float>
-    @usableFromInline let accRe: UnsafeMutablePointer<Float>
-    @usableFromInline let accIm: UnsafeMutablePointer<Float>
+    var micFilter: Decimator
+    var refFilter: Decimator
+    let re: UnsafeMutablePointer<Float>
+    let im: UnsafeMutablePointer<Float>
+    let accRe: UnsafeMutablePointer<Float>
+    let accIm: UnsafeMutablePointer<Float>
     /// Smoothing factor per hop (`averageSeconds` time constant).
-    @usableFromInline let alpha: Float
-    @usableFromInline let alphaTracking: Float
-    @usableFromInline var nextHopAt: Int
+    let alpha: Float
+    let alphaTracking: Float
+    var nextHopAt: Int
     /// Set by the caller while the delay in use agrees with the estimates:
     /// hops come half as often (512 ms), halving the estimator's cost.
-    @usableFromInline var tracking = false
+    var tracking = false
     /// 0: idle; 1: spectrum accumulated, transform back on the next call.
-    @usableFromInline var stage = 0
-    @usableFromInline var hopsAccumulated = 0
+    var stage = 0
+    var hopsAccumulated = 0
     /// Window ends (decimated indices) of the hop being processed.
-    @usableFromInline var pendingRefEnd = 0
-    @usableFromInline var pendingMicEnd = 0
+    var pendingRefEnd = 0
+    var pendingMicEnd = 0
 
     /// The latest estimate.
-    @usableFromInline
     struct Estimate {
         /// Echo position minus mic position, in input samples: the echo
         /// in mic sample n is the reference sample n + offset (a reference
         /// index in the caller's reference-sample numbering).
-        @usableFromInline var offset: Double
+        var offset: Double
         /// Peak over the RMS of the correlation within the lag range.
-        @usableFromInline var confidence: Float
+        var confidence: Float
         /// Hops accumulated so far (decays with the 1 s average).
-        @usableFromInline var hops: Int
+        var hops: Int
         /// The peak is 1.25× above any other more than 2 ms away (periodic
         /// signals, such as a held tone, give several equal peaks: no
         /// delay can be told from them).
-        @usableFromInline var distinct: Bool
-        @usableFromInline init(offset: Double, confidence: Float, hops: Int, distinct: Bool) {
+        var distinct: Bool
+        init(offset: Double, confidence: Float, hops: Int, distinct: Bool) {
             self.offset = offset
             self.confidence = confidence
             self.hops = hops
@@ -83,7 +81,7 @@ struct DelayEstimator: ~Copyable {
         }
     }
     /// Set after each completed hop; the caller reads and clears it.
-    @usableFromInline var latest: Estimate? = nil
+    var latest: Estimate? = nil
 
     /// Bytes this estimator allocated, its FFT included (engine memory
     /// accounting).
@@ -305,17 +303,16 @@ struct DelayEstimator: ~Copyable {
 /// of samples are averaged first (a zero at the input's Nyquist, 20 dB
 /// down at 15/16 of it) so the two biquads (a 4th-order Butterworth at 0.4
 /// × the output rate) run at half the input rate.
-@usableFromInline
 struct Decimator {
-    @usableFromInline let factor: Int
+    let factor: Int
     /// 2 when pairs are averaged first, else 1.
-    @usableFromInline let pre: Int
-    @usableFromInline var b0: (Float, Float), b1: (Float, Float), b2: (Float, Float)
-    @usableFromInline var a1: (Float, Float), a2: (Float, Float)
-    @usableFromInline var z: (Float, Float, Float, Float) = (0, 0, 0, 0)
-    @usableFromInline var phase = 0
-    @usableFromInline var pending: Float = 0
-    @usableFromInline var pendingCount = 0
+    let pre: Int
+    var b0: (Float, Float), b1: (Float, Float), b2: (Float, Float)
+    var a1: (Float, Float), a2: (Float, Float)
+    var z: (Float, Float, Float, Float) = (0, 0, 0, 0)
+    var phase = 0
+    var pending: Float = 0
+    var pendingCount = 0
 
     init(factor: Int, sampleRate: Int) {
         self.factor = factor

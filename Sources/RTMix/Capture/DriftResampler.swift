@@ -16,23 +16,22 @@ import CRTMixSupport
 /// Latency: an output at position p needs input up to p + 12; the first
 /// output is input sample 11 (so the stream is 11 samples shorter, not
 /// delayed). `init` allocates; `append`/`produce` never do.
-@usableFromInline
 struct DriftResampler: ~Copyable {
-    @usableFromInline static var taps: Int { @_noLocks get { Int(RTMIX_DRIFT_TAPS) } }
-    @usableFromInline static var phases: Int { @_noLocks get { Int(RTMIX_DRIFT_PHASES) } }
+    static var taps: Int { @_noLocks get { Int(RTMIX_DRIFT_TAPS) } }
+    static var phases: Int { @_noLocks get { Int(RTMIX_DRIFT_PHASES) } }
     /// Input frames the staging buffer holds beyond the kept history.
-    @usableFromInline let chunkFrames: Int
+    let chunkFrames: Int
     /// (phases + 1) × taps coefficients (shared, never freed).
-    @usableFromInline let table: UnsafePointer<Float>
-    @usableFromInline let channels: Int
+    let table: UnsafePointer<Float>
+    let channels: Int
     /// `channels` planar input buffers, `stride` floats apart.
-    @usableFromInline let inputs: UnsafeMutablePointer<Float>
-    @usableFromInline let stride: Int
+    let inputs: UnsafeMutablePointer<Float>
+    let stride: Int
     /// The current output's interpolated kernel (`taps` floats).
-    @usableFromInline let kernel: UnsafeMutablePointer<Float>
-    @usableFromInline var count = 0
+    let kernel: UnsafeMutablePointer<Float>
+    var count = 0
     /// Position of the next output, in input frames from input[0].
-    @usableFromInline var pos: Double
+    var pos: Double
 
     /// Bytes this resampler allocated (engine memory accounting).
     let allocatedBytes: Int

@@ -14,35 +14,33 @@ import CSpeexDSP
 /// speex_preprocess applies its residual-echo suppression only while its
 /// denoiser is enabled, so with `echoSuppression` on and `noiseSuppression`
 /// off the denoiser runs with its noise attenuation set to 0 dB.
-@usableFromInline
 struct EchoCanceller: ~Copyable {
     /// Powers (mean square, full scale = 1) of one processed frame.
-    @usableFromInline
     struct FramePowers {
-        @usableFromInline var mic: Float = 0
-        @usableFromInline var reference: Float = 0
+        var mic: Float = 0
+        var reference: Float = 0
         /// After the linear (adaptive filter) stage.
-        @usableFromInline var linear: Float = 0
+        var linear: Float = 0
         /// After residual-echo / noise suppression.
-        @usableFromInline var output: Float = 0
+        var output: Float = 0
         /// The canceller is about to misbehave (see `watch`): reset it.
-        @usableFromInline var trouble = false
-        @usableFromInline init() {}
+        var trouble = false
+        init() {}
     }
 
-    @usableFromInline let frameSize: Int
+    let frameSize: Int
     /// Reference channels (loudspeakers): 1, or 2 for speexdsp's
     /// multichannel canceller (`speex_echo_state_init_mc`).
-    @usableFromInline let speakers: Int
+    let speakers: Int
     /// `SpeexEchoState *`, nil when the canceller is off (tail 0).
-    @usableFromInline let echo: OpaquePointer?
+    let echo: OpaquePointer?
     /// `SpeexPreprocessState *`, nil when no suppression or AGC is on.
-    @usableFromInline let preprocess: OpaquePointer?
-    @usableFromInline let mic16: UnsafeMutablePointer<Int16>
-    @usableFromInline let ref16: UnsafeMutablePointer<Int16>
-    @usableFromInline let out16: UnsafeMutablePointer<Int16>
+    let preprocess: OpaquePointer?
+    let mic16: UnsafeMutablePointer<Int16>
+    let ref16: UnsafeMutablePointer<Int16>
+    let out16: UnsafeMutablePointer<Int16>
     /// mdf.c's reset test mirrored (see `watch`).
-    @usableFromInline let watchState: UnsafeMutablePointer<Float>
+    let watchState: UnsafeMutablePointer<Float>
     /// Bytes of the buffers above (speexdsp's own state not counted).
     let allocatedBytes: Int
 

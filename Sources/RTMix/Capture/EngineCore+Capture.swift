@@ -35,7 +35,7 @@ extension EngineCore {
     /// Processes `frames` microphone frames (capture rate, capture
     /// channels, interleaved) into the publish output `out` (same layout;
     /// may be the same buffer as `mic`).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func processCapture(_ e: UnsafeMutablePointer<EngineCore>, mic: UnsafePointer<Float>,
                                out: UnsafeMutablePointer<Float>, frames: Int) -> Int32 {
         let (l, status) = beginCapture(e, frames: frames, zero: (UnsafeMutableRawPointer(out), 4))
@@ -50,7 +50,7 @@ extension EngineCore {
     }
 
     /// As `processCapture`, int16 in and out (saturating).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func processCaptureS16(_ e: UnsafeMutablePointer<EngineCore>, mic: UnsafePointer<Int16>,
                                   out: UnsafeMutablePointer<Int16>, frames: Int) -> Int32 {
         let (l, status) = beginCapture(e, frames: frames, zero: (UnsafeMutableRawPointer(out), 2))
@@ -68,7 +68,7 @@ extension EngineCore {
 
     /// The host's playout-to-capture delay estimate (output + input
     /// latency) in ms, 0...1000; -1 forgets it. Any thread, lock-free.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func setStreamDelay(_ e: UnsafeMutablePointer<EngineCore>, ms: Int) -> Int32 {
         guard ms >= -1, ms <= 1000 else { return RTMixError.invalidArgument.code }
         guard let link = e.pointee.capture else { return RTMixError.badState.code }
@@ -79,7 +79,7 @@ extension EngineCore {
     /// Gain at which a domain is mixed into the published output. Only the
     /// media domain can be published (call audio is the far end's: it is
     /// never sent back). Any thread, lock-free; ramped over 10 ms.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func setPublishGain(_ e: UnsafeMutablePointer<EngineCore>, media: Bool, _ gain: Float) -> Int32 {
         guard media, gain.isFinite, gain >= 0, gain <= 16 else {  // 16: maxGain
             return RTMixError.invalidArgument.code
@@ -89,7 +89,7 @@ extension EngineCore {
         return 0
     }
 
-    @usableFromInline @_noLocks
+    @_noLocks
     static func publishGain(_ e: UnsafeMutablePointer<EngineCore>, media: Bool) -> Float {
         guard media, let link = e.pointee.capture else { return 0 }
         return link.pointee.publishGain.load()
@@ -98,7 +98,6 @@ extension EngineCore {
     /// Replaces the clock the capture path times render and capture calls
     /// with (`nil` restores CLOCK_MONOTONIC). Only while neither render nor
     /// capture runs.
-    @usableFromInline
     static func setClock(_ e: UnsafeMutablePointer<EngineCore>,
                          _ clock: (@convention(c) (UnsafeMutableRawPointer?) -> UInt64)?,
                          context: UnsafeMutableRawPointer?) -> Int32 {
@@ -116,7 +115,6 @@ extension EngineCore {
     }
 
     /// The capture statistics (zero when capture is off). Any thread.
-    @usableFromInline
     static func captureStats(_ e: UnsafeMutablePointer<EngineCore>) -> CaptureStats {
         var st = CaptureStats()
         guard let link = e.pointee.capture else { return st }

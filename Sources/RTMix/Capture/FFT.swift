@@ -7,7 +7,6 @@ import CRTMixSupport
 /// multiplication; the others run four butterflies at a time (SIMD4).
 /// Used by the delay estimator (a few transforms per second) and the
 /// residual-echo suppressor (three per capture frame).
-@usableFromInline
 struct FFT: ~Copyable {
     let size: Int
     /// Twiddles of the stage with `half` butterflies per group start at

@@ -9,27 +9,26 @@
 /// Owned by the render thread (and by a control thread holding the render
 /// role, which rebuilds the resampler when the output format changes).
 /// `init` allocates; `write` does not.
-@usableFromInline
 struct ReferenceTap: ~Copyable {
     /// Output rate → capture rate; nil when they are equal.
     var resampler: Resampler?
     /// 1: the mono downmix; 2: left and right (a two-loudspeaker canceller).
-    @usableFromInline let referenceChannels: Int
+    let referenceChannels: Int
     /// Channels per ring frame: the reference channels + media.
-    @usableFromInline let channels: Int
+    let channels: Int
     /// Pending input at the output rate, interleaved: what the resampler
     /// has not consumed yet (its look-ahead).
-    @usableFromInline let staging: UnsafeMutablePointer<Float>
-    @usableFromInline var stagingFrames = 0
-    @usableFromInline let stagingCapacity: Int
+    let staging: UnsafeMutablePointer<Float>
+    var stagingFrames = 0
+    let stagingCapacity: Int
     /// Resampler output, interleaved, at the capture rate.
-    @usableFromInline let converted: UnsafeMutablePointer<Float>
-    @usableFromInline let convertedCapacity: Int
+    let converted: UnsafeMutablePointer<Float>
+    let convertedCapacity: Int
     /// The media domain's sum for the current block, at the output format
     /// (maxFrames × 2), before the media domain gain.
-    @usableFromInline let mediaBus: UnsafeMutablePointer<Float>
+    let mediaBus: UnsafeMutablePointer<Float>
     /// Frames written to the ring so far (for the timing stamp).
-    @usableFromInline var framesWritten: UInt64 = 0
+    var framesWritten: UInt64 = 0
 
     /// Bytes of the buffers above (the resampler's own state not counted).
     let allocatedBytes: Int

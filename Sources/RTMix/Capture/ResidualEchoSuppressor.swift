@@ -48,89 +48,88 @@ import CRTMixSupport
 ///   fills suppressed bins (random phase), so the background does not pump.
 /// No allocation after `init`; the transforms are the project's radix-2 FFT
 /// (two forward, one inverse per frame).
-@usableFromInline
 struct ResidualEchoSuppressor: ~Copyable {
-    @usableFromInline let hop: Int
-    @usableFromInline let size: Int
-    @usableFromInline let bins: Int
-    @usableFromInline let fft: FFT
-    @usableFromInline let window: UnsafeMutablePointer<Float>
-    @usableFromInline let micHistory: UnsafeMutablePointer<Float>
-    @usableFromInline let linHistory: UnsafeMutablePointer<Float>
-    @usableFromInline let refHistory: UnsafeMutablePointer<Float>
-    @usableFromInline let re: UnsafeMutablePointer<Float>
-    @usableFromInline let im: UnsafeMutablePointer<Float>
-    @usableFromInline let xr: UnsafeMutablePointer<Float>
-    @usableFromInline let xi: UnsafeMutablePointer<Float>
-    @usableFromInline let overlap: UnsafeMutablePointer<Float>
+    let hop: Int
+    let size: Int
+    let bins: Int
+    let fft: FFT
+    let window: UnsafeMutablePointer<Float>
+    let micHistory: UnsafeMutablePointer<Float>
+    let linHistory: UnsafeMutablePointer<Float>
+    let refHistory: UnsafeMutablePointer<Float>
+    let re: UnsafeMutablePointer<Float>
+    let im: UnsafeMutablePointer<Float>
+    let xr: UnsafeMutablePointer<Float>
+    let xi: UnsafeMutablePointer<Float>
+    let overlap: UnsafeMutablePointer<Float>
     // per bin
-    @usableFromInline let leak: UnsafeMutablePointer<Float>
-    @usableFromInline let echoHeld: UnsafeMutablePointer<Float>
-    @usableFromInline let refHeld: UnsafeMutablePointer<Float>
-    @usableFromInline let pathGain: UnsafeMutablePointer<Float>
-    @usableFromInline let noise: UnsafeMutablePointer<Float>
-    @usableFromInline let gain: UnsafeMutablePointer<Float>
-    @usableFromInline let target: UnsafeMutablePointer<Float>
-    @usableFromInline let cleanPrevious: UnsafeMutablePointer<Float>
-    @usableFromInline let phases: UnsafeMutablePointer<Float>  // 256 unit phasors (cos, sin)
-    @usableFromInline var seed: UInt32 = 0x1234_5678
+    let leak: UnsafeMutablePointer<Float>
+    let echoHeld: UnsafeMutablePointer<Float>
+    let refHeld: UnsafeMutablePointer<Float>
+    let pathGain: UnsafeMutablePointer<Float>
+    let noise: UnsafeMutablePointer<Float>
+    let gain: UnsafeMutablePointer<Float>
+    let target: UnsafeMutablePointer<Float>
+    let cleanPrevious: UnsafeMutablePointer<Float>
+    let phases: UnsafeMutablePointer<Float>  // 256 unit phasors (cos, sin)
+    var seed: UInt32 = 0x1234_5678
     /// Per bin, 0 … 1: how far the linear filter's estimate is trusted in
     /// that bin (fallback weight 1 − trust). Per bin because a filter that
     /// has learnt the bands speech and music excite has not learnt those a
     /// rare broadband transient excites (a click, a noise burst): a bin
     /// whose reference jumps 20 dB over its average loses its trust.
-    @usableFromInline let trust: UnsafeMutablePointer<Float>
+    let trust: UnsafeMutablePointer<Float>
     /// Per bin, the reference's power averaged over ~2 s: a bin whose
     /// reference jumps 20 dB above it carries something new (a click, a
     /// noise burst, a new instrument) that the filter has not learnt.
-    @usableFromInline let refSlow: UnsafeMutablePointer<Float>
+    let refSlow: UnsafeMutablePointer<Float>
     /// Per bin, this frame's weight of the fallback estimate.
-    @usableFromInline let fallbackWeight: UnsafeMutablePointer<Float>
-    @usableFromInline var frames = 0
+    let fallbackWeight: UnsafeMutablePointer<Float>
+    var frames = 0
     /// Last frame: far end active and the output kept clearly more than the
     /// residual echo explains (near-end talk over the echo).
-    @usableFromInline var doubleTalk = false
+    var doubleTalk = false
     /// Last frame: the reference (held) was active.
-    @usableFromInline var farEnd = false
+    var farEnd = false
 
-    @usableFromInline let decay: Float
-    @usableFromInline let ddWeight: Float
-    @usableFromInline let leakUp: Float
-    @usableFromInline let leakDown: Float
-    @usableFromInline let floorGain: Float
-    @usableFromInline let overdrive: Float
+    let decay: Float
+    let ddWeight: Float
+    let leakUp: Float
+    let leakDown: Float
+    let floorGain: Float
+    let overdrive: Float
     /// Overdrive while no near-end talk has been seen for `nearEndHold`
     /// frames (echo-only state): the linear filter's leak varies from frame
     /// to frame far above its low quantile while it converges, so with the
     /// far end alone the residual is taken as that much louder.
-    @usableFromInline let echoOnlyOverdrive: Float
+    let echoOnlyOverdrive: Float
     /// In the echo-only state the residual is also at least this times
     /// the echo the reference explains (path gain × held reference): an
     /// estimate that does not depend on the linear filter, which lags
     /// while the path moves.
-    @usableFromInline let echoOnlyPathWeight: Float
+    let echoOnlyPathWeight: Float
     /// Near-end talk needs the microphone this much (power ratio) above
     /// the echo the reference explains, in the bins that carry it.
-    @usableFromInline let talkMicMargin: Float
-    @usableFromInline let nearEndHold: Int
+    let talkMicMargin: Float
+    let nearEndHold: Int
     /// Frames since near-end talk was last detected (saturates).
-    @usableFromInline var sinceNearEnd = Int.max / 2
+    var sinceNearEnd = Int.max / 2
     /// Consecutive frames with near-end talk detected; the echo-only state
     /// is left after `nearEndTrigger` of them (a transient the linear
     /// filter has not learnt looks like talk for a frame or two).
-    @usableFromInline var talkRun = 0
-    @usableFromInline let nearEndTrigger: Int
+    var talkRun = 0
+    let nearEndTrigger: Int
     /// A bin's reference this much (power ratio) over its ~2 s average
     /// makes the bin untrusted (0: never).
-    @usableFromInline let novelty: Float
+    let novelty: Float
     /// The fallback's gain is a low quantile of the echo path's: 10 dB
     /// over it (used only while the linear filter is not trusted).
-    @usableFromInline let fallbackOverdrive: Float
-    @usableFromInline let fallLimit: Float
-    @usableFromInline let riseLimit: Float
-    @usableFromInline let activity: Float
+    let fallbackOverdrive: Float
+    let fallLimit: Float
+    let riseLimit: Float
+    let activity: Float
     /// Frames for `trust` to go from 0 to 1 once the filter removes echo.
-    @usableFromInline let trustFrames: Float
+    let trustFrames: Float
 
     let allocatedBytes: Int
 

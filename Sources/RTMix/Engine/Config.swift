@@ -38,8 +38,8 @@ public enum OverrunPolicy: Int32, Sendable {
 public let maxGain: Float = 16
 
 /// Supported sample rates and channel counts, shared by engine and sources.
-@usableFromInline let supportedRates = 8_000...192_000
-@usableFromInline let supportedChannels = 1...2
+let supportedRates = 8_000...192_000
+let supportedChannels = 1...2
 
 /// Engine configuration. Defaults match `rtmix_engine_config_init`.
 public struct EngineConfig: Sendable, Equatable {

@@ -8,7 +8,7 @@ import Synchronization
 /// `push*` from one producer thread per source; everything else from
 /// control threads. `render*` and `push*` are real-time safe.
 public final class Engine: @unchecked Sendable {
-    @usableFromInline let core: UnsafeMutablePointer<EngineCore>
+    let core: UnsafeMutablePointer<EngineCore>
 
     public init(_ config: EngineConfig = EngineConfig()) throws(RTMixError) {
         if let error = config.validate() { throw error }
@@ -109,7 +109,7 @@ public final class Engine: @unchecked Sendable {
         try pushRaw(samples.baseAddress, count: samples.count, channels: channels, format: .s16, id: id)
     }
 
-    @usableFromInline @_noLocks
+    @_noLocks
     func pushRaw(_ base: UnsafeRawPointer?, count: Int, channels: Int, format: EngineCore.SampleFormat,
                  id: SourceID) throws(RTMixError) -> Int {
         guard let base, channels > 0, count % channels == 0 else { throw .invalidArgument }

@@ -4,10 +4,9 @@ import CRTMixSupport
 /// its own (`setClock`: device timestamps, or a simulation running faster
 /// than real time). Render, capture and control threads read it; it is
 /// changed only while neither render nor capture runs.
-@usableFromInline
 struct EngineClock {
-    @usableFromInline var read: @convention(c) (UnsafeMutableRawPointer?) -> UInt64 = engineMonotonicNs
-    @usableFromInline var context: UnsafeMutableRawPointer? = nil
+    var read: @convention(c) (UnsafeMutableRawPointer?) -> UInt64 = engineMonotonicNs
+    var context: UnsafeMutableRawPointer? = nil
     /// The host's clock is in use (`setClock`): the capture path trusts its
     /// time even when calls come faster than real time.
     var host = false
@@ -15,7 +14,7 @@ struct EngineClock {
 
     /// Real-time safe: CLOCK_MONOTONIC is a vDSO read; a host clock must be
     /// real-time safe by contract.
-    @usableFromInline @_noLocks
+    @_noLocks
     func now() -> UInt64 {
         let f = read, c = context
         return _unsafePerformance { f(c) }

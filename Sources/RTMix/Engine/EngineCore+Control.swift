@@ -27,13 +27,11 @@ extension EngineCore {
     }
 
     /// The live source with this id (phase active), or nil. Control lock held.
-    @usableFromInline
     static func lookup(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32) -> UnsafeMutablePointer<SourceState>? {
         guard id != 0 else { return nil }
         return SlotLifecycle.lookup(slot(e, id: id), id: id)
     }
 
-    @usableFromInline
     static func addSource(_ e: UnsafeMutablePointer<EngineCore>, _ config: SourceConfig,
                           pull: PullCallback? = nil, context: UnsafeMutableRawPointer? = nil) -> (status: Int32, id: UInt32) {
         if let error = config.validate() { return (error.code, 0) }
@@ -70,7 +68,6 @@ extension EngineCore {
         }
     }
 
-    @usableFromInline
     static func removeSource(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32) -> Int32 {
         withControlLock(e) {
             guard let source = lookup(e, id) else { return RTMixError.notFound.code }
@@ -107,7 +104,6 @@ extension EngineCore {
 
     /// Frees sources that neither the renderer nor a producer can touch any
     /// more (SlotLifecycle.reclaim). Control lock held; never waits.
-    @usableFromInline
     static func reclaim(_ e: UnsafeMutablePointer<EngineCore>) {
         let now = e.pointee.now()
         for i in 0..<e.pointee.config.maxSources {
@@ -125,7 +121,6 @@ extension EngineCore {
     /// and consumes nothing; removed sources are retired at once. When it
     /// ends, the next render resumes: call sources drop stale audio down to
     /// their target, media continues where it stopped, all fading in.
-    @usableFromInline
     static func setInterrupted(_ e: UnsafeMutablePointer<EngineCore>, _ on: Bool) -> Int32 {
         withControlLock(e) {
             let was = e.pointee.interrupted.exchange(on, ordering: .acquiringAndReleasing)
@@ -140,7 +135,6 @@ extension EngineCore {
         }
     }
 
-    @usableFromInline
     static func setSourceGain(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32, gain: Float?, muted: Bool?) -> Int32 {
         if let g = gain, !(g.isFinite && g >= 0 && g <= maxGain) { return RTMixError.invalidArgument.code }
         return withControlLock(e) {
@@ -153,7 +147,6 @@ extension EngineCore {
         }
     }
 
-    @usableFromInline
     static func setDomainGain(_ e: UnsafeMutablePointer<EngineCore>, _ domain: Domain, _ gain: Float) -> Int32 {
         guard gain.isFinite, gain >= 0, gain <= maxGain else { return RTMixError.invalidArgument.code }
         return withControlLock(e) {
@@ -165,7 +158,7 @@ extension EngineCore {
         }
     }
 
-    @usableFromInline @_noLocks
+    @_noLocks
     static func domainGain(_ e: UnsafeMutablePointer<EngineCore>, _ domain: Domain) -> Float {
         switch domain {
         case .call: return e.pointee.callGainTarget.load()
@@ -173,7 +166,6 @@ extension EngineCore {
         }
     }
 
-    @usableFromInline
     static func engineStats(_ e: UnsafeMutablePointer<EngineCore>) -> EngineStats {
         withControlLock(e) {
             var st = EngineStats()
@@ -221,7 +213,6 @@ extension EngineCore {
     /// returns badState at once. Producers keep pushing (rings and source
     /// formats are untouched). All new resamplers are built before anything
     /// is swapped, so a failed allocation changes nothing.
-    @usableFromInline
     static func setOutputFormat(_ e: UnsafeMutablePointer<EngineCore>, sampleRate: Int, channels: Int) -> Int32 {
         guard supportedRates.contains(sampleRate), supportedChannels.contains(channels) else {
             return RTMixError.unsupportedFormat.code
@@ -310,7 +301,6 @@ extension EngineCore {
     }
 
     /// The oldest unread event, or nil.
-    @usableFromInline
     static func nextEvent(_ e: UnsafeMutablePointer<EngineCore>) -> RawEvent? {
         withControlLock(e) {
             var event = e.pointee.events.next() ?? e.pointee.capture?.pointee.events.next()
@@ -331,7 +321,6 @@ extension EngineCore {
         }
     }
 
-    @usableFromInline
     static func sourceStats(_ e: UnsafeMutablePointer<EngineCore>, _ id: UInt32) -> SourceStats? {
         withControlLock(e) {
             guard let s = lookup(e, id) else { return nil }
@@ -370,7 +359,6 @@ extension EngineCore {
 
     /// Bytes RTMix holds for the engine and every source not yet freed
     /// (removed ones included until reclaimed). Control lock held.
-    @usableFromInline
     static func memoryInUse(_ e: UnsafeMutablePointer<EngineCore>) -> Int {
         var total = e.pointee.baseBytes
         for i in 0..<e.pointee.config.maxSources {

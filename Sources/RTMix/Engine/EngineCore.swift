@@ -7,79 +7,78 @@ import Synchronization
 /// Threads: render (one at a time, enforced by `rendering`), one producer
 /// per source, control threads serialised by `controlLock`. See
 /// `EngineCore+Render.swift`, `+Push.swift` and `+Control.swift`.
-@usableFromInline
 struct EngineCore: ~Copyable {
-    @usableFromInline let config: EngineConfig
+    let config: EngineConfig
     /// The current output format, for any thread (the renderer uses its own
     /// copy in `renderState`); changed only by `setOutputFormat`. One atomic
     /// holding rate and channels together (`packFormat`), so a reader never
     /// sees the new rate with the old channel count.
-    @usableFromInline let outputFormat: Atomic<UInt32>
-    @usableFromInline let slots: UnsafeMutablePointer<SourceSlot>
-    @usableFromInline let slotControl: UnsafeMutablePointer<SlotControl>
+    let outputFormat: Atomic<UInt32>
+    let slots: UnsafeMutablePointer<SourceSlot>
+    let slotControl: UnsafeMutablePointer<SlotControl>
     /// maxFrames × channels: the mix bus.
-    @usableFromInline let mix: UnsafeMutablePointer<Float>
+    let mix: UnsafeMutablePointer<Float>
     /// 2 × maxFrames: per-frame domain gains of the current block.
-    @usableFromInline let domainCurves: UnsafeMutablePointer<Float>
-    @usableFromInline let controlLock: UnsafeMutableRawPointer
+    let domainCurves: UnsafeMutablePointer<Float>
+    let controlLock: UnsafeMutableRawPointer
 
     // control → render
-    @usableFromInline let callGainTarget: AtomicFloat
-    @usableFromInline let mediaGainTarget: AtomicFloat
+    let callGainTarget: AtomicFloat
+    let mediaGainTarget: AtomicFloat
 
     /// Render-thread-only state (own allocation, see `EngineRenderState`).
-    @usableFromInline let renderState: UnsafeMutablePointer<EngineRenderState>
+    let renderState: UnsafeMutablePointer<EngineRenderState>
     /// The render role: true while a thread renders (or a format change
     /// holds it). A second concurrent render call gets badState.
-    @usableFromInline let renderRole = Atomic<Bool>(false)
+    let renderRole = Atomic<Bool>(false)
     /// Render pass counter and pace (see SlotLifecycle for the reclamation rule).
-    @usableFromInline let passes = RenderPasses()
+    let passes = RenderPasses()
     /// The engine clock (`setClock`), own allocation: changed by control
     /// threads only while neither render nor capture runs.
-    @usableFromInline let clock: UnsafeMutablePointer<EngineClock>
+    let clock: UnsafeMutablePointer<EngineClock>
     /// `setInterrupted(true)`: render plays silence (from the first block:
     /// no fade-out tail) and consumes nothing.
-    @usableFromInline let interrupted = Atomic<Bool>(false)
+    let interrupted = Atomic<Bool>(false)
     /// Incremented when an interruption ends; the renderer treats its next
     /// block as a resume after a stall.
-    @usableFromInline let resumeRequests = Atomic<UInt32>(0)
+    let resumeRequests = Atomic<UInt32>(0)
     /// The host's output (device) latency, reported in source positions.
-    @usableFromInline let outputLatencyNs = Atomic<UInt64>(0)
+    let outputLatencyNs = Atomic<UInt64>(0)
 
     // render counters
-    @usableFromInline let renderCalls = Counter()
-    @usableFromInline let framesRendered = Counter()
-    @usableFromInline let underrunFrames = Counter()
-    @usableFromInline let limiterActiveFrames = Counter()
-    @usableFromInline let nonfiniteMixed = Counter()
-    @usableFromInline let renderNsLast = Counter()
-    @usableFromInline let renderNsMax = Counter()
-    @usableFromInline let limiterGain = AtomicFloat(1)
-    @usableFromInline let limiterMinGain = AtomicFloat(1)
-    @usableFromInline let renderTimes: LatencyHistogram
+    let renderCalls = Counter()
+    let framesRendered = Counter()
+    let underrunFrames = Counter()
+    let limiterActiveFrames = Counter()
+    let nonfiniteMixed = Counter()
+    let renderNsLast = Counter()
+    let renderNsMax = Counter()
+    let limiterGain = AtomicFloat(1)
+    let limiterMinGain = AtomicFloat(1)
+    let renderTimes: LatencyHistogram
     /// Render → control: why audio went missing (see EngineEventKind).
-    @usableFromInline let events: EventQueue
+    let events: EventQueue
     /// Render-gap and stall detection (render and control sides).
-    @usableFromInline let stall = StallDetector()
+    let stall = StallDetector()
     /// Media ducking (render thread only) and its gain, for stats.
-    @usableFromInline let ducker: UnsafeMutablePointer<Ducker>
-    @usableFromInline let duckGain = AtomicFloat(1)
-    @usableFromInline let duckedFrames = Counter()
+    let ducker: UnsafeMutablePointer<Ducker>
+    let duckGain = AtomicFloat(1)
+    let duckedFrames = Counter()
     /// The limiter is in a heavy (> 6 dB) episode (render thread only).
-    @usableFromInline let limiterHeavyEpisode = Atomic<Bool>(false)
+    let limiterHeavyEpisode = Atomic<Bool>(false)
     /// maxSources: the "no RTC sound" monitor of each slot (render thread).
-    @usableFromInline let callMonitors: UnsafeMutablePointer<CallMonitorSlot>
+    let callMonitors: UnsafeMutablePointer<CallMonitorSlot>
 
     /// Control-thread state, guarded by `controlLock` (own allocation).
-    @usableFromInline let controlState: UnsafeMutablePointer<EngineControlState>
+    let controlState: UnsafeMutablePointer<EngineControlState>
     /// The capture path (reference tap, ring, canceller); nil when
     /// `config.captureRate == 0`.
-    @usableFromInline let capture: UnsafeMutablePointer<CaptureLink>?
+    let capture: UnsafeMutablePointer<CaptureLink>?
 
     /// Bytes RTMix allocated for the engine itself, capture path included
     /// (sources are counted separately; speexdsp's and the resampler
     /// libraries' own state is not counted). See `memoryInUse`.
-    @usableFromInline let baseBytes: Int
+    let baseBytes: Int
 
     /// Returns nil when an allocation (or the lock) fails; then everything
     /// already allocated is freed. `config` must be valid.
@@ -151,7 +150,6 @@ struct EngineCore: ~Copyable {
     /// A new engine at a stable address: `.limit` when its own memory
     /// exceeds `config.maxMemoryBytes`, `.noMemory` when an allocation
     /// fails (nothing is left allocated). `config` must be valid.
-    @usableFromInline
     static func create(_ config: EngineConfig) -> Result<UnsafeMutablePointer<EngineCore>, RTMixError> {
         guard let c = EngineCore(config: config) else { return .failure(.noMemory) }
         if config.maxMemoryBytes != 0 && c.baseBytes > config.maxMemoryBytes { return .failure(.limit) }
@@ -160,7 +158,6 @@ struct EngineCore: ~Copyable {
     }
 
     /// Frees an engine from `create` (its sources included).
-    @usableFromInline
     static func destroy(_ p: UnsafeMutablePointer<EngineCore>) {
         Allocation.destroy(p)
     }
@@ -195,11 +192,11 @@ extension EngineCore {
     }
 
     /// The engine clock (real-time safe; see `EngineClock`).
-    @usableFromInline @_noLocks
+    @_noLocks
     func now() -> UInt64 { clock.pointee.now() }
 
     /// The current output format, read in one atomic load.
-    @usableFromInline @_noLocks
+    @_noLocks
     func currentFormat() -> (sampleRate: Int, channels: Int) {
         let f = outputFormat.load(ordering: .relaxed)
         return (Int(truncatingIfNeeded: f >> 4), Int(truncatingIfNeeded: f & 0xF))
@@ -208,18 +205,17 @@ extension EngineCore {
 
 /// The engine state only the render thread reads and writes (and a control
 /// thread while it holds the render role, see `setOutputFormat`).
-@usableFromInline
 struct EngineRenderState {
     /// Output format.
-    @usableFromInline var sampleRate: Int
-    @usableFromInline var channels: Int
-    @usableFromInline var rampFrames: Int
+    var sampleRate: Int
+    var channels: Int
+    var rampFrames: Int
     /// Underrun fade length in output frames (2 ms).
-    @usableFromInline var fadeFrames: Int
-    @usableFromInline var callRamp: GainRamp
-    @usableFromInline var mediaRamp: GainRamp
-    @usableFromInline var limiter: Limiter
-    @usableFromInline var resumeSeen: UInt32 = 0
+    var fadeFrames: Int
+    var callRamp: GainRamp
+    var mediaRamp: GainRamp
+    var limiter: Limiter
+    var resumeSeen: UInt32 = 0
 
     init(config: EngineConfig, sampleRate: Int, channels: Int, callGain: Float, mediaGain: Float) {
         self.sampleRate = sampleRate
@@ -233,7 +229,6 @@ struct EngineRenderState {
 }
 
 /// The engine state only control threads touch, under the control lock.
-@usableFromInline
 struct EngineControlState {
     var nextGeneration: UInt32 = 0
     var activeSources = 0

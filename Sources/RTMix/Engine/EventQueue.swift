@@ -92,17 +92,16 @@ public struct EngineEvent: Sendable, Equatable {
 }
 
 /// The fixed-size form an event takes in the queue.
-@usableFromInline
 struct RawEvent {
-    @usableFromInline var kind: Int32
-    @usableFromInline var source: UInt32
-    @usableFromInline var frameTime: UInt64
-    @usableFromInline var value: Int64
-    @usableFromInline var timeNs: UInt64
+    var kind: Int32
+    var source: UInt32
+    var frameTime: UInt64
+    var value: Int64
+    var timeNs: UInt64
     /// `Domain` raw value, or -1 (engine-wide, or not known when posted).
-    @usableFromInline var domain: Int32
-    @usableFromInline var suppressed: UInt32
-    @usableFromInline init(kind: Int32, source: UInt32, frameTime: UInt64, value: Int64,
+    var domain: Int32
+    var suppressed: UInt32
+    init(kind: Int32, source: UInt32, frameTime: UInt64, value: Int64,
                            timeNs: UInt64 = 0, domain: Int32 = -1, suppressed: UInt32 = 0) {
         self.kind = kind
         self.source = source
@@ -123,26 +122,25 @@ struct RawEvent {
 /// first (`EventRateLimiter`), so a storm cannot fill it. Never blocks,
 /// never allocates after `init`. The index pair is `SPSCIndices`, the same
 /// as `SPSCRing`'s.
-@usableFromInline
 struct EventQueue: ~Copyable {
-    @usableFromInline static var capacity: Int { @_noLocks get { 256 } }
-    @usableFromInline let storage: UnsafeMutablePointer<RawEvent>
-    @usableFromInline let indices: SPSCIndices
+    static var capacity: Int { @_noLocks get { 256 } }
+    let storage: UnsafeMutablePointer<RawEvent>
+    let indices: SPSCIndices
     /// Events lost while full, in total (producer writes; stats read).
-    @usableFromInline let droppedTotal = Counter()
+    let droppedTotal = Counter()
     /// The frame time of the latest loss (producer writes).
-    @usableFromInline let droppedFrameTime = Counter()
+    let droppedFrameTime = Counter()
     /// Of `droppedTotal`, the part already reported by an `eventsDropped`
     /// event (consumer only).
-    @usableFromInline let droppedReported = Counter()
+    let droppedReported = Counter()
     /// Events the rate limiter held back, in total (producer writes).
-    @usableFromInline let suppressedTotal = Counter()
+    let suppressedTotal = Counter()
     /// The producer's clock: the engine's (shared, not owned) or, for a
     /// queue on its own (tests), one of its own; changed only while the
     /// producer is idle. And its rate limiter (producer only).
-    @usableFromInline let clock: UnsafeMutablePointer<EngineClock>
+    let clock: UnsafeMutablePointer<EngineClock>
     let ownsClock: Bool
-    @usableFromInline let limiter: EventRateLimiter?
+    let limiter: EventRateLimiter?
 
     /// `clock`: the engine's (it must outlive the queue); nil: a clock of
     /// its own (CLOCK_MONOTONIC). `startIndex` (tests only) starts both
@@ -173,13 +171,13 @@ struct EventQueue: ~Copyable {
 
     /// The producer's clock (also read by control threads: a host clock
     /// must be callable from any thread).
-    @usableFromInline @_noLocks
+    @_noLocks
     func now() -> UInt64 { clock.pointee.now() }
 
     /// Producer thread only. `domain`: the source's `Domain` raw value, or
     /// -1 (engine-wide; for a source event the reader fills it in while the
     /// source exists). The event is stamped with `now()`.
-    @usableFromInline @_noLocks
+    @_noLocks
     func post(_ kind: EngineEventKind, source: UInt32, frameTime: UInt64, value: Int64, domain: Int32 = -1) {
         let type = code(kind)
         let t = now()

@@ -10,14 +10,12 @@
 /// a bucket. `eventsDropped` (the queue's own loss report) is never limited.
 ///
 /// Producer thread only; real-time safe (fixed table, integer arithmetic).
-@usableFromInline
 struct EventRateLimiter {
-    @usableFromInline static var burst: UInt64 { @_noLocks get { 16 } }
-    @usableFromInline static var perSecond: UInt64 { @_noLocks get { 8 } }
+    static var burst: UInt64 { @_noLocks get { 16 } }
+    static var perSecond: UInt64 { @_noLocks get { 8 } }
     static var types: Int { @_noLocks get { 32 } }
     static var lanes: Int { @_noLocks get { 16 } }
 
-    @usableFromInline
     struct Bucket {
         /// Credit in ns: each event costs 1 s / perSecond; full = burst events.
         var credit: UInt64
@@ -26,7 +24,7 @@ struct EventRateLimiter {
         var used: Bool
     }
 
-    @usableFromInline let buckets: UnsafeMutablePointer<Bucket>
+    let buckets: UnsafeMutablePointer<Bucket>
 
     init() {
         let n = EventRateLimiter.types * EventRateLimiter.lanes
@@ -38,7 +36,7 @@ struct EventRateLimiter {
 
     /// nil: over the limit (counted). Otherwise the event passes, and the
     /// result is how many events of its pair were held back before it.
-    @usableFromInline @_noLocks
+    @_noLocks
     func admit(type: Int32, source: UInt32, now: UInt64) -> UInt32? {
         if type == 7 { return 0 }  // eventsDropped
         let cost = 1_000_000_000 / EventRateLimiter.perSecond

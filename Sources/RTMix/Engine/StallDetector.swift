@@ -22,29 +22,28 @@ import Synchronization
 /// is the larger of the last block's duration and the smoothed interval
 /// between calls, so a host that calls every 10 ms with 5 ms blocks is
 /// judged on 10 ms.
-@usableFromInline
 struct StallDetector: ~Copyable {
     static var factor: UInt64 { @_noLocks get { 4 } }
     static var minimumNs: UInt64 { @_noLocks get { RenderPasses.minIdleNs } }
 
     /// Time of the latest render call (0: none yet) and its threshold,
     /// published by the render thread.
-    @usableFromInline let lastRenderNs = Atomic<UInt64>(0)
-    @usableFromInline let thresholdNs = Atomic<UInt64>(0)
+    let lastRenderNs = Atomic<UInt64>(0)
+    let thresholdNs = Atomic<UInt64>(0)
     /// Set by the host (`setInterrupted`): absence is expected.
-    @usableFromInline let interrupted = Atomic<Bool>(false)
+    let interrupted = Atomic<Bool>(false)
     /// Render thread only: smoothed interval between calls (ns).
-    @usableFromInline let smoothedIntervalNs = Atomic<UInt64>(0)
+    let smoothedIntervalNs = Atomic<UInt64>(0)
     /// Control side (control lock): the render time already reported as
     /// stalled, so one absence is reported once.
-    @usableFromInline let reportedStallAt = Atomic<UInt64>(0)
+    let reportedStallAt = Atomic<UInt64>(0)
 
     init() {}
 
     /// Render thread, at the start of each render call. `blockNs`: the
     /// duration of this call's block. Returns the gap (ns) when rendering
     /// resumes after an absence, else nil.
-    @usableFromInline @_noLocks
+    @_noLocks
     func renderBegan(now: UInt64, blockNs: UInt64) -> UInt64? {
         let last = lastRenderNs.load(ordering: .relaxed)
         var resumedAfter: UInt64? = nil
@@ -70,7 +69,6 @@ struct StallDetector: ~Copyable {
     /// call when it exceeds the threshold and was not reported yet (and
     /// the host did not mark the output interrupted), else nil. `active`:
     /// whether an absence matters now (sources exist).
-    @usableFromInline
     func checkStalled(now: UInt64, active: Bool) -> UInt64? {
         let last = lastRenderNs.load(ordering: .acquiring)
         guard active, last != 0, now > last, !interrupted.load(ordering: .relaxed),
@@ -83,7 +81,7 @@ struct StallDetector: ~Copyable {
 
     /// The host says the output is interrupted (`on`: true) or running
     /// again. Any thread; real-time safe.
-    @usableFromInline @_noLocks
+    @_noLocks
     func setInterrupted(_ on: Bool) {
         interrupted.store(on, ordering: .relaxed)
     }

@@ -26,23 +26,22 @@ public enum CallAudioMissingCause: Int64, Sendable {
 /// counts as audible (silent input cannot be told then).
 ///
 /// Render thread only; real-time safe (plain arithmetic).
-@usableFromInline
 struct CallAudioMonitor {
     /// -60 dBFS.
-    @usableFromInline static var audibleLevel: Float { @_noLocks get { 0.001 } }
+    static var audibleLevel: Float { @_noLocks get { 0.001 } }
 
     /// Output frames of silence before the alarm (0: alarm off).
-    @usableFromInline var alarmFrames: Int
+    var alarmFrames: Int
     /// Output frames since the source was last audible.
-    @usableFromInline var silentFrames = 0
+    var silentFrames = 0
     /// Output frames since audio was last pushed.
-    @usableFromInline var unfedFrames = 0
+    var unfedFrames = 0
     /// The alarm fired for the current silence.
-    @usableFromInline var fired = false
+    var fired = false
     /// Most recent reason a fed block was silent (0: none yet).
-    @usableFromInline var lastReason: Int64 = 0
+    var lastReason: Int64 = 0
 
-    @usableFromInline @_noLocks
+    @_noLocks
     init(alarmFrames: Int) { self.alarmFrames = alarmFrames }
 
     /// One block of `frames` output frames. `fed`: audio was pushed since
@@ -51,7 +50,7 @@ struct CallAudioMonitor {
     /// before gains (< 0: not measured). `gain`: the largest gain applied
     /// (source gain × call domain gain; 0 when muted). Returns a cause
     /// (`CallAudioMissingCause` raw value) when the alarm fires, else 0.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func update(frames: Int, fed: Bool, producedFrames: Int, inputPeak: Float, gain: Float) -> Int64 {
         unfedFrames = fed ? 0 : min(unfedFrames &+ frames, Int.max / 2)
         let audible: Bool
@@ -83,20 +82,19 @@ struct CallAudioMonitor {
     }
 
     /// Starts over (a new source in the slot, or a format change).
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func reset(alarmFrames: Int) { self = CallAudioMonitor(alarmFrames: alarmFrames) }
 }
 
 /// A render slot's monitor and what it last saw of the source in it
 /// (render thread only).
-@usableFromInline
 struct CallMonitorSlot {
     /// The source id monitored (0: none yet); a new id starts over.
-    @usableFromInline var id: UInt32 = 0
+    var id: UInt32 = 0
     /// The output rate `monitor` was set up for.
-    @usableFromInline var rate = 0
-    @usableFromInline var monitor = CallAudioMonitor(alarmFrames: 0)
-    @usableFromInline var lastPushed: UInt64 = 0
-    @usableFromInline var lastRendered: UInt64 = 0
+    var rate = 0
+    var monitor = CallAudioMonitor(alarmFrames: 0)
+    var lastPushed: UInt64 = 0
+    var lastRendered: UInt64 = 0
     init() {}
 }

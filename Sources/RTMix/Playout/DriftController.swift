@@ -59,153 +59,152 @@ import CRTMixSupport
 ///    regression (rule 2): a network hold is a late delivery, not a rate;
 ///    and the regression's clock runs on through an underrun
 ///    (`starvedBlock`): what arrives meanwhile is not a rate either.
-@usableFromInline
 struct DriftController {
-    @usableFromInline static var omega: Double { 0.05 }
-    @usableFromInline static var windowSeconds: Double { 0.5 }
-    @usableFromInline static var smoothingWindows: Double { 16 }
-    @usableFromInline static var regressionSeconds: Double { 30 }
+    static var omega: Double { 0.05 }
+    static var windowSeconds: Double { 0.5 }
+    static var smoothingWindows: Double { 16 }
+    static var regressionSeconds: Double { 30 }
     /// Seconds of regression data before the estimate is used.
-    @usableFromInline static var warmupSeconds: Double { 10 }
+    static var warmupSeconds: Double { 10 }
     /// Seconds after a (re)start before pushes enter the regression.
-    @usableFromInline static var settleSeconds: Double { 2 }
+    static var settleSeconds: Double { 2 }
     /// Largest correction (fraction): 2000 ppm.
-    @usableFromInline static var limit: Double { 0.002 }
+    static var limit: Double { 0.002 }
     /// Largest level trim on top of the estimate (fraction): 1000 ppm
     /// (1.7 cents; a 25 ms offset is gone in about 30 s).
-    @usableFromInline static var trimLimit: Double { 0.001 }
+    static var trimLimit: Double { 0.001 }
     /// |estimate| that shows drift by itself (fraction): 50 ppm. Measured:
     /// producers on the render clock (lockstep, writable-frames pacing,
     /// 20 ms packets with ±10 ms jitter, 4096-frame decoder bursts) stay
     /// within a few ppm (DriftDefaultsTests).
-    @usableFromInline static var engagePpm: Double { 50e-6 }
+    static var engagePpm: Double { 50e-6 }
     /// How many standard errors the estimate must be from 0 to show drift
     /// by itself. Measured: at 3, a decoder refilling at a threshold that
     /// moves between 100 and 200 ms every second engaged on noise (−6919 ppm
     /// after 10 s, 3.1 σ).
-    @usableFromInline static var significance: Double { 5 }
+    static var significance: Double { 5 }
     /// Largest feed-forward (fraction): 1000 ppm, beyond any crystal's
     /// error; the trim adds up to `trimLimit` on top.
-    @usableFromInline static var feedForwardLimit: Double { 0.001 }
+    static var feedForwardLimit: Double { 0.001 }
     /// Smallest dead band around the anchor, seconds (10 ms).
-    @usableFromInline static var minBandSeconds: Double { 0.010 }
+    static var minBandSeconds: Double { 0.010 }
     /// Windows between two response checks (8 s).
-    @usableFromInline static var checkWindows: Int { 16 }
+    static var checkWindows: Int { 16 }
     /// Windows averaged for the anchor and the level mean (4 s).
-    @usableFromInline static var anchorWindows: Int { 8 }
+    static var anchorWindows: Int { 8 }
 
     /// Margin kept below the deepest dip, on top of one block (15 ms):
     /// what the level may lose to drift before control engages, and the
     /// block-by-block quantisation of the level.
-    @usableFromInline static var jitterMarginSeconds: Double { 0.015 }
+    static var jitterMarginSeconds: Double { 0.015 }
     /// A dip this deep (or deeper) below the smoothed low-water mark is
     /// delivery jitter: it raises the target and is left out of the rate
     /// regression (10 ms; uniform ±10 ms jitter moves window minima by a
     /// few ms).
-    @usableFromInline static var dipSeconds: Double { 0.010 }
+    static var dipSeconds: Double { 0.010 }
     /// Seconds the jitter depth is held after the last dip of at least
     /// half of it (periodic holds keep it).
-    @usableFromInline static var jitterHoldSeconds: Double { 60 }
+    static var jitterHoldSeconds: Double { 60 }
     /// Time constant of the depth's decay after the hold, seconds.
-    @usableFromInline static var jitterDecaySeconds: Double { 60 }
+    static var jitterDecaySeconds: Double { 60 }
 
     /// The configured target low-water mark, in source frames (the least
     /// the effective target can be).
-    @usableFromInline let configuredTargetFrames: Double
+    let configuredTargetFrames: Double
     /// The effective target low-water mark, in source frames (rule 5): the
     /// configured one, raised to cover the producer's delivery jitter.
-    @usableFromInline var targetFrames: Double
+    var targetFrames: Double
     /// The most the effective target may be, frames.
-    @usableFromInline let maxTargetFrames: Double
-    @usableFromInline let sampleRate: Double
+    let maxTargetFrames: Double
+    let sampleRate: Double
     // delivery jitter (rule 5)
     /// Deepest dip of the level below its smoothed low-water mark (frames).
-    @usableFromInline var jitterDepth: Double = 0
+    var jitterDepth: Double = 0
     /// Output seconds since the last dip of at least half `jitterDepth`.
-    @usableFromInline var sinceDip: Double = 0
+    var sinceDip: Double = 0
     /// Input frames one block consumes (the level must hold one block).
-    @usableFromInline var blockFrames: Double = 0
+    var blockFrames: Double = 0
     /// Widest swing of the level (peak-to-peak in a window, or the level
     /// before an underrun plus the frames missed), held and decaying as
     /// `jitterDepth` (frames): what a re-primed source must hold so that
     /// the next gap leaves it a margin.
-    @usableFromInline var jitterSpan: Double = 0
-    @usableFromInline var sinceSpan: Double = 0
+    var jitterSpan: Double = 0
+    var sinceSpan: Double = 0
     /// The last complete window's highest level (frames; -1: none).
-    @usableFromInline var lastWindowMax: Double = -1
+    var lastWindowMax: Double = -1
     /// An underrun is in progress and its gap not yet measured.
-    @usableFromInline var gapOpen = false
+    var gapOpen = false
     /// The smoothed low-water mark when the underrun began (frames; -1:
     /// not known yet).
-    @usableFromInline var levelBeforeGap: Double = -1
+    var levelBeforeGap: Double = -1
     /// The highest level in the window before the underrun (frames).
-    @usableFromInline var peakBeforeGap: Double = 0
+    var peakBeforeGap: Double = 0
 
     // level
-    @usableFromInline var windowMin: Double = .infinity
-    @usableFromInline var windowMax: Double = -.infinity
-    @usableFromInline var windowElapsed: Double = 0
+    var windowMin: Double = .infinity
+    var windowMax: Double = -.infinity
+    var windowElapsed: Double = 0
     /// Smoothed low-water mark (frames; -1 before the first window).
-    @usableFromInline var lastLowWater: Double = -1
+    var lastLowWater: Double = -1
     /// Smoothed peak-to-peak of the level within a window (frames).
-    @usableFromInline var swing: Double = 0
-    @usableFromInline var windows = 0
+    var swing: Double = 0
+    var windows = 0
     /// The low-water mark the producer settled at while not engaged
     /// (frames; -1: not yet known), and how it is measured (rule 2).
-    @usableFromInline var anchor: Double = -1
-    @usableFromInline var anchorSum: Double = 0
-    @usableFromInline var anchorCount = 0
+    var anchor: Double = -1
+    var anchorSum: Double = 0
+    var anchorCount = 0
     /// Moving mean of window minima after the anchor (frames).
-    @usableFromInline var levelMean: Double = -1
+    var levelMean: Double = -1
     /// The last window's minimum (frames).
-    @usableFromInline var lastWindowMin: Double = 0
+    var lastWindowMin: Double = 0
     /// Window minima smoothed over 4 windows (2 s; -1 before the first):
     /// what the response check (rule 4) compares, with less lag than
     /// `lastLowWater`'s 8 s.
-    @usableFromInline var levelFast: Double = -1
+    var levelFast: Double = -1
     /// Output time and frames delivered at this window's low-water mark.
-    @usableFromInline var windowMinTime: Double = 0
-    @usableFromInline var windowMinArrived: Double = 0
+    var windowMinTime: Double = 0
+    var windowMinArrived: Double = 0
     // drift regression (x: output seconds, y: frames delivered), centred
-    @usableFromInline var time: Double = 0
-    @usableFromInline var weight: Double = 0
-    @usableFromInline var meanX: Double = 0
-    @usableFromInline var meanY: Double = 0
-    @usableFromInline var cxx: Double = 0
-    @usableFromInline var cxy: Double = 0
-    @usableFromInline var regressionAge: Double = 0
+    var time: Double = 0
+    var weight: Double = 0
+    var meanX: Double = 0
+    var meanY: Double = 0
+    var cxx: Double = 0
+    var cxy: Double = 0
+    var regressionAge: Double = 0
     /// Output time since the last restart (the regression waits `settleSeconds`).
-    @usableFromInline var sinceRestart: Double = 0
+    var sinceRestart: Double = 0
     /// The drift estimate (fraction; > 0: the producer runs fast), valid
     /// once a regression has run `warmupSeconds`; then kept across restarts.
-    @usableFromInline var estimate: Double = 0
-    @usableFromInline var estimateValid = false
+    var estimate: Double = 0
+    var estimateValid = false
     /// The estimate's standard error (fraction), from the regression's
     /// residuals: the producer's own jitter, seen at its low-water marks.
-    @usableFromInline var estimateSigma: Double = 0
-    @usableFromInline var cyy: Double = 0
+    var estimateSigma: Double = 0
+    var cyy: Double = 0
     // control
     /// Control is on (rule 2); false: the correction is (heading to) 0.
-    @usableFromInline var engaged = false
+    var engaged = false
     /// The drift estimate when control engaged, held while engaged: the
     /// estimate of a producer that paces on the level would follow the
     /// correction itself, so it is not fed back; the integral absorbs its
     /// error (and any later change of the drift) within ±`trimLimit`.
-    @usableFromInline var feedForward: Double = 0
+    var feedForward: Double = 0
     /// The estimate when control engaged, unclamped (rules 3–4).
-    @usableFromInline var engagedEstimate: Double = 0
-    @usableFromInline var integral: Double = 0
-    @usableFromInline var current: Double = 0
-    @usableFromInline var from: Double = 0
-    @usableFromInline var to: Double = 0
-    @usableFromInline var secondsAtLimit: Double = 0
+    var engagedEstimate: Double = 0
+    var integral: Double = 0
+    var current: Double = 0
+    var from: Double = 0
+    var to: Double = 0
+    var secondsAtLimit: Double = 0
     // response check (rule 4)
-    @usableFromInline var checkCount = 0
-    @usableFromInline var checkStartLevel: Double = -1
+    var checkCount = 0
+    var checkStartLevel: Double = -1
     /// Level change (frames) the trim should have caused since the check began.
-    @usableFromInline var expectedChange: Double = 0
+    var expectedChange: Double = 0
     /// Times control was released because the level did not respond.
-    @usableFromInline var releases = 0
+    var releases = 0
 
     /// `maxTargetFrames`: the cap of the effective target (at least the
     /// configured one).
@@ -222,7 +221,7 @@ struct DriftController {
     /// margin and the widest swing of the level if that is more (priming
     /// ends on a delivery, at the top of the swing: the low-water mark
     /// lands a swing below it).
-    @usableFromInline var reprimeRaise: Double {
+    var reprimeRaise: Double {
         @_noLocks get {
             guard jitterDepth > 0 || jitterSpan > 0 else { return 0 }
             let margin = blockFrames + DriftController.jitterMarginSeconds * sampleRate
@@ -232,7 +231,7 @@ struct DriftController {
     }
 
     /// Rule 5: the level swung `span` frames (peak to trough), seen now.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func observeSpan(_ span: Double) {
         guard span > 0 else { return }
         if span >= jitterSpan / 2 { sinceSpan = 0 }
@@ -241,7 +240,7 @@ struct DriftController {
 
     /// Rule 5: a dip of `depth` frames below the smoothed low-water mark,
     /// seen now. Raises the jitter depth (and the effective target).
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func observeDip(_ depth: Double) {
         guard depth > 0 else { return }
         if depth >= jitterDepth / 2 { sinceDip = 0 }
@@ -250,7 +249,7 @@ struct DriftController {
     }
 
     /// Rule 5: the depth held, then decaying, over `elapsed` seconds.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func ageJitter(_ elapsed: Double) {
         sinceDip += elapsed
         sinceSpan += elapsed
@@ -262,7 +261,7 @@ struct DriftController {
         if sinceSpan > DriftController.jitterHoldSeconds { jitterSpan -= jitterSpan * decay }
     }
 
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func updateTarget() {
         let margin = blockFrames + DriftController.jitterMarginSeconds * sampleRate
         let wanted = jitterDepth > 0 ? jitterDepth + margin : 0
@@ -274,13 +273,13 @@ struct DriftController {
     /// too. Without this the frames delivered during the gap looked like a
     /// burst of rate (measured: +878 ppm read for a −500 ppm voice after a
     /// re-prime, engaging control the wrong way).
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func starvedBlock(blockSeconds: Double) {
         time += blockSeconds
     }
 
     /// The source ran dry while playing (an underrun began).
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func underrunBegan() {
         gapOpen = true
         levelBeforeGap = lastLowWater
@@ -291,7 +290,7 @@ struct DriftController {
     /// input frames (called once per underrun, before the re-priming
     /// threshold is decided). The gap the level had to cover was the
     /// level before it plus what was missed.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func observeGap(missed: Double) {
         guard gapOpen else { return }
         gapOpen = false
@@ -304,16 +303,16 @@ struct DriftController {
     /// The producer's drift estimate in ppm, when it is significant (rule
     /// 2: at least `significance` standard errors from 0); 0 otherwise: no
     /// drift shown (a noisy producer's raw slope is not reported as drift).
-    @usableFromInline var estimatePpm: Double {
+    var estimatePpm: Double {
         @_noLocks get { significant || (engaged && estimateValid) ? estimate * 1_000_000 : 0 }
     }
     /// The estimate is valid and significantly different from 0.
-    @usableFromInline var significant: Bool {
+    var significant: Bool {
         @_noLocks get { estimateValid && abs(estimate) >= DriftController.significance * estimateSigma }
     }
-    @usableFromInline var saturated: Bool { @_noLocks get { secondsAtLimit >= 1 } }
+    var saturated: Bool { @_noLocks get { secondsAtLimit >= 1 } }
     /// The dead band around the anchor, frames (rule 2).
-    @usableFromInline var band: Double {
+    var band: Double {
         @_noLocks get { max(DriftController.minBandSeconds * sampleRate, 2 * swing) }
     }
 
@@ -322,7 +321,7 @@ struct DriftController {
     /// `consumed` frames taken from the ring in total (so `consumed + level`
     /// is everything the producer delivered, less drops and flushes).
     /// Returns the correction to apply (fraction: > 0 consumes faster).
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func update(level: Double, consumed: Double, blockSeconds: Double) -> Double {
         blockFrames = blockSeconds * sampleRate
         if level < windowMin {
@@ -339,7 +338,7 @@ struct DriftController {
     }
 
     /// The end of a level window: rules 2–4.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func endWindow() {
         let elapsed = windowElapsed
         // Rule 5: a window whose low-water mark fell well below the smoothed
@@ -422,7 +421,7 @@ struct DriftController {
     /// has passed since the last restart (the start-up fill is over): the
     /// mean of `anchorWindows` window minima. The level then is a moving
     /// mean of window minima over as many windows.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func engagementShown() -> Bool {
         guard regressionAge >= DriftController.warmupSeconds else { return false }
         let n = Double(DriftController.anchorWindows)
@@ -451,7 +450,7 @@ struct DriftController {
         return abs(moved) > band && estimateValid && moved * estimate > 0
     }
 
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func startCheck() {
         checkCount = 0
         checkStartLevel = levelFast
@@ -462,7 +461,7 @@ struct DriftController {
     /// regression starts over too: a producer that paces on the level
     /// pushes as fast as it is consumed, so what it showed while corrected
     /// was the correction itself; it is measured afresh at ratio 1.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func release() {
         engaged = false
         integral = 0
@@ -476,7 +475,7 @@ struct DriftController {
         startCheck()
     }
 
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func resetRegression() {
         weight = 0
         meanX = 0
@@ -488,7 +487,7 @@ struct DriftController {
         sinceRestart = 0
     }
 
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func resetAnchor() {
         anchor = -1
         anchorSum = 0
@@ -504,7 +503,7 @@ struct DriftController {
     /// every time): sampling every block instead left ±60 ppm of noise after
     /// 10 s. The first `settleSeconds` after a (re)start are left out: a
     /// producer filling the ring at the start would tilt the line.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func observeArrivals(_ arrived: Double, at t: Double, elapsed: Double, skip: Bool = false) {
         time += elapsed
         if sinceRestart < DriftController.settleSeconds {
@@ -537,7 +536,7 @@ struct DriftController {
     /// it pushes as fast as the ring takes). It has no clock of its own to
     /// follow, and the level it keeps says nothing about drift: the
     /// correction returns smoothly to 0 and everything learnt is dropped.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func holdOff(blockSeconds: Double) -> Double {
         let step = DriftController.limit * blockSeconds / DriftController.windowSeconds
         current = current > 0 ? max(0, current - step) : min(0, current + step)
@@ -559,7 +558,7 @@ struct DriftController {
     /// Forgets the current window, the regression and the anchor (after a
     /// jump in the level or a pause in the producer: a flush, a drop, an
     /// underrun); keeps the estimate, the integral and the applied correction.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func restartWindow() {
         windowMin = .infinity
         windowMax = -.infinity

@@ -20,27 +20,26 @@ import CRTMixSupport
 /// keeps its publish gain, so the far end never hears the duck.
 ///
 /// Render thread only; real-time safe.
-@usableFromInline
 struct Ducker {
     /// -45 dBFS RMS.
-    @usableFromInline static var threshold: Float { @_noLocks get { 0.005_623_413 } }
-    @usableFromInline static var holdMs: Float { @_noLocks get { 100 } }
+    static var threshold: Float { @_noLocks get { 0.005_623_413 } }
+    static var holdMs: Float { @_noLocks get { 100 } }
 
     /// Linear depth (1: ducking off).
-    @usableFromInline let depth: Float
-    @usableFromInline let attackMs: Float
-    @usableFromInline let releaseMs: Float
+    let depth: Float
+    let attackMs: Float
+    let releaseMs: Float
     /// maxFrames × 2: the media bus when the capture path has none (nil
     /// when ducking is off).
-    @usableFromInline let bus: UnsafeMutablePointer<Float>?
+    let bus: UnsafeMutablePointer<Float>?
     /// maxFrames: per-frame duck gains of the current block (nil when off).
-    @usableFromInline let curve: UnsafeMutablePointer<Float>?
+    let curve: UnsafeMutablePointer<Float>?
     /// The gain now (1 = not ducked).
-    @usableFromInline var gain: Float = 1
+    var gain: Float = 1
     /// Output frames since voice was last detected (hold timer).
-    @usableFromInline var quietFrames = Int.max / 2
+    var quietFrames = Int.max / 2
     /// The previous block mixed a call source.
-    @usableFromInline var callSeen = false
+    var callSeen = false
 
     /// `bus` (maxFrames × 2 floats, zeroed) and `curve` (maxFrames
     /// floats) are allocated by the engine (failably, counted against its
@@ -54,7 +53,7 @@ struct Ducker {
         self.curve = depth < 1 ? curve : nil
     }
 
-    @usableFromInline var enabled: Bool { @_noLocks get { depth < 1 } }
+    var enabled: Bool { @_noLocks get { depth < 1 } }
 
     /// The bus media should be summed on in this block: only while there
     /// is something to duck for (a call source in the previous block) or
@@ -62,13 +61,13 @@ struct Ducker {
     /// exactly as with ducking off. A call source's first block is thus
     /// not examined: its voice is detected from its second block (one
     /// block later, within the attack time at 10 ms blocks).
-    @usableFromInline var busForBlock: UnsafeMutablePointer<Float>? {
+    var busForBlock: UnsafeMutablePointer<Float>? {
         @_noLocks get { callSeen || gain < 1 ? bus : nil }
     }
 
     /// Voice activity of one block of the call sum (`samples` interleaved
     /// samples).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func voiceActive(_ callSum: UnsafePointer<Float>, samples: Int) -> Bool {
         guard samples > 0 else { return false }
         var energy: Float = 0
@@ -79,7 +78,7 @@ struct Ducker {
     /// Advances the gain over a block after `voice` was (or was not)
     /// detected in it. Returns the gain when it is constant over the
     /// block, or nil after writing per-frame gains into `curve`.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func advance(voice: Bool, frames: Int, sampleRate: Int, curve: UnsafeMutablePointer<Float>) -> Float? {
         let holdFrames = Int(Ducker.holdMs * Float(sampleRate) / 1000)
         if voice {

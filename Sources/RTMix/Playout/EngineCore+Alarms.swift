@@ -8,7 +8,7 @@ import Synchronization
 extension EngineCore {
     /// At the start of a render call: reports a return after an absence of
     /// the render callback (a stall or an interruption).
-    @usableFromInline @_noLocks
+    @_noLocks
     /// Returns true when rendering resumes after an absence (a stall): the
     /// source path then drops stale call audio and retires removed sources.
     static func noteRenderStart(_ e: UnsafeMutablePointer<EngineCore>, now: UInt64, blockNs: UInt64,
@@ -24,7 +24,7 @@ extension EngineCore {
     /// pushed and rendered frame counters, its target gain, and
     /// `result.inputPeak` when measured. `callGain`: the call domain gain
     /// at the end of the block.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func monitorCallAudio(_ e: UnsafeMutablePointer<EngineCore>, slot: Int, _ s: UnsafeMutablePointer<SourceState>,
                                  id: UInt32, _ result: SourceResult, frames: Int, callGain: Float,
                                  frameTime: UInt64) {
@@ -65,7 +65,7 @@ extension EngineCore {
     /// After the limiter: `limiterHeavy` once per episode of more than
     /// 6 dB of reduction; the episode ends when the gain is back above
     /// -3 dB at the end of a block.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func noteLimiter(_ e: UnsafeMutablePointer<EngineCore>, lowestGain: Float, endGain: Float,
                             frameTime: UInt64) {
         let heavy = e.pointee.limiterHeavyEpisode.load(ordering: .relaxed)

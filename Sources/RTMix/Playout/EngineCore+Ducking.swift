@@ -10,7 +10,7 @@ extension EngineCore {
     /// returns the media gain to apply to the bus for local playout:
     /// `mediaGain` × duck gain, constant (non-nil) or per frame in
     /// `mediaCurve` (nil). Ducking off: `mediaGain` unchanged.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func duckMedia(_ e: UnsafeMutablePointer<EngineCore>, callSum: UnsafePointer<Float>?, frames: Int,
                           channels: Int, mediaGain: Float?, mediaCurve: UnsafeMutablePointer<Float>) -> Float? {
         let d = e.pointee.ducker

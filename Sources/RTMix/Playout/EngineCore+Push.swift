@@ -5,17 +5,16 @@ import Synchronization
 /// pusher gets badState).
 extension EngineCore {
     /// PCM sample formats accepted by `push`.
-    @usableFromInline
     enum SampleFormat { case f32, s16 }
 
     /// The slot an id maps to (any id; liveness is checked by pinning).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func slot(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> UnsafeMutablePointer<SourceSlot> {
         e.pointee.slots + Int((id &- 1) % UInt32(truncatingIfNeeded: e.pointee.config.maxSources))
     }
 
     /// Pins the live source `id` (see SlotLifecycle) or returns nil.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func pin(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32)
         -> (UnsafeMutablePointer<SourceSlot>, UnsafeMutablePointer<SourceState>)? {
         guard id != 0 else { return nil }
@@ -24,7 +23,7 @@ extension EngineCore {
         return (slot, s)
     }
 
-    @usableFromInline @_noLocks
+    @_noLocks
     static func unpin(_ slot: UnsafeMutablePointer<SourceSlot>) { SlotLifecycle.unpin(slot) }
 
     /// Writes `frames` interleaved frames into the source's ring. `accepted`
@@ -33,7 +32,7 @@ extension EngineCore {
     /// progress on the same source) / bufferFull (reject policy: the
     /// fitting part was written). A drop-oldest source takes every frame
     /// and the renderer drops the oldest audio instead.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func push(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32, samples: UnsafeRawPointer,
                      format: SampleFormat, frames: Int, callerChannels: Int = 0, accepted: inout Int) -> Int32 {
         accepted = 0
@@ -98,7 +97,7 @@ extension EngineCore {
     }
 
     /// Frames buffered in a live source's ring, or -1 for an unknown id.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func bufferedFrames(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int {
         guard let (slot, s) = pin(e, id: id) else { return -1 }
         defer { unpin(slot) }
@@ -107,7 +106,7 @@ extension EngineCore {
 
     /// Frames a push could add now without dropping or refusing audio, or
     /// -1 for an unknown id.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func writableFrames(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int {
         guard let (slot, s) = pin(e, id: id) else { return -1 }
         defer { unpin(slot) }
@@ -115,7 +114,7 @@ extension EngineCore {
     }
 
     /// Pause or resume a source (ring untouched; fades by the renderer).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func setPaused(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32, _ on: Bool) -> Int32 {
         guard let (slot, s) = pin(e, id: id) else { return RTMixError.notFound.code }
         defer { unpin(slot) }
@@ -126,7 +125,7 @@ extension EngineCore {
     /// Drops everything pushed so far (the renderer fades out). Must be
     /// ordered with the pushes (the producer thread, or none in flight):
     /// audio pushed after this call is kept. Clears an `end`.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func flush(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int32 {
         guard let (slot, s) = pin(e, id: id) else { return RTMixError.notFound.code }
         defer { unpin(slot) }
@@ -138,7 +137,7 @@ extension EngineCore {
     }
 
     /// End of stream: everything pushed plays out, then the source drains.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func end(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> Int32 {
         guard let (slot, s) = pin(e, id: id) else { return RTMixError.notFound.code }
         defer { unpin(slot) }
@@ -148,7 +147,7 @@ extension EngineCore {
     }
 
     /// The source's position after the last render (A/V sync).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func position(_ e: UnsafeMutablePointer<EngineCore>, id: UInt32) -> (status: Int32, SourcePosition) {
         var p = SourcePosition()
         guard let (slot, s) = pin(e, id: id) else { return (RTMixError.notFound.code, p) }

@@ -11,7 +11,7 @@ extension EngineCore {
     /// status plays silence, not stale memory.
     /// `capacity`: samples `out` holds, when the caller knows it (nil: the
     /// unchecked C entry points).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func render(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Float>,
                        frames: Int, capacity: Int? = nil) -> Int32 {
         let status = beginRender(e, frames: frames, capacity: capacity ?? Int.max)
@@ -26,7 +26,7 @@ extension EngineCore {
 
     /// As `render`, converted to int16 with saturation (mixes in the
     /// engine's own bus first).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func renderS16(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Int16>,
                           frames: Int, capacity: Int? = nil) -> Int32 {
         let status = beginRender(e, frames: frames, capacity: capacity ?? Int.max)
@@ -71,7 +71,7 @@ extension EngineCore {
     }
 
     /// min(capacity, frames × 2), without overflow, never negative.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func zeroCount(frames: Int, capacity: Int) -> Int {
         guard frames > 0, capacity > 0 else { return 0 }
         return frames > capacity / 2 ? capacity : frames * 2
@@ -83,7 +83,7 @@ extension EngineCore {
     }
 
     /// The mix itself; the caller holds the render role.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func renderClaimed(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Float>,
                               frames: Int) {
         // Odd while rendering: control threads do not free what this pass may see.
@@ -222,7 +222,7 @@ extension EngineCore {
 
     /// Adds the media bus to the mix at the media domain gain (constant, or
     /// per frame from `curve`).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func addMediaBus(_ bus: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, frames: Int,
                             channels: Int, gain: Float?, curve: UnsafePointer<Float>) {
         if let g = gain {
@@ -240,7 +240,7 @@ extension EngineCore {
 
     /// Posts the events one source's block produced, and the producer-side
     /// problems (ring full, NaN/Inf) it has seen since the last report.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func reportSourceEvents(_ e: UnsafeMutablePointer<EngineCore>, _ s: UnsafeMutablePointer<SourceState>,
                                    id: UInt32, _ result: SourceResult, frameTime: UInt64) {
         let r = s.pointee.render

@@ -5,25 +5,24 @@ import Synchronization
 /// stops, gains, mix, position. Real-time safe (`@_noLocks`).
 extension EngineCore {
     /// Facts about the block every source shares.
-    @usableFromInline
     struct BlockContext {
-        @usableFromInline var frames: Int
-        @usableFromInline var outChannels: Int
-        @usableFromInline var outputRate: Int
+        var frames: Int
+        var outChannels: Int
+        var outputRate: Int
         /// Underrun/start fade length in output frames (2 ms).
-        @usableFromInline var fadeFrames: Int
+        var fadeFrames: Int
         /// First block after a stall or an interruption.
-        @usableFromInline var resumed: Bool
+        var resumed: Bool
         /// First block after `setInterrupted(false)`: every source that
         /// was playing fades in (the device cut it), untimed ones too.
-        @usableFromInline var interruptionEnded: Bool
+        var interruptionEnded: Bool
         /// `setInterrupted(true)`: silence from the first block on (no
         /// fade-out tail), nothing consumed.
-        @usableFromInline var interrupted: Bool
-        @usableFromInline var renderTimeNs: UInt64
-        @usableFromInline var blockNs: UInt64
+        var interrupted: Bool
+        var renderTimeNs: UInt64
+        var blockNs: UInt64
 
-        @usableFromInline @_noLocks
+        @_noLocks
         init(frames: Int, outChannels: Int, outputRate: Int, fadeFrames: Int, resumed: Bool,
              interruptionEnded: Bool, interrupted: Bool, renderTimeNs: UInt64, blockNs: UInt64) {
             self.frames = frames
@@ -38,38 +37,37 @@ extension EngineCore {
         }
     }
 
-    @usableFromInline
     struct SourceResult {
-        @usableFromInline var underrunFrames = 0
-        @usableFromInline var fadedOut = false
+        var underrunFrames = 0
+        var fadedOut = false
         /// The source went from playing to starved in this block.
-        @usableFromInline var underrunBegan = false
+        var underrunBegan = false
         /// The source has data again after an underrun episode of this many
         /// output frames (0: no episode ended).
-        @usableFromInline var underrunEnded = 0
+        var underrunEnded = 0
         /// > 0: the source started playing, holding this many frames.
-        @usableFromInline var started = 0
-        @usableFromInline var drained = false
+        var started = 0
+        var drained = false
         /// Frames of stale or lapped audio dropped in this block.
-        @usableFromInline var dropped = 0
+        var dropped = 0
         /// Peak |sample| of the source's audio in this block, before any
         /// gain (< 0: not measured; measured for call sources). Feeds the
         /// "no RTC sound" monitor (`monitorCallAudio`): silent input.
-        @usableFromInline var inputPeak: Float = -1
+        var inputPeak: Float = -1
         init() {}
     }
 
     /// Call sources: after a stall, audio older than the target plus one
     /// push (at most this, 20 ms) is stale and dropped.
-    @usableFromInline static var staleSlackSeconds: Double { 0.020 }
+    static var staleSlackSeconds: Double { 0.020 }
     /// Call sources: a low-water mark this far above the target (or the
     /// target itself, if larger) is trimmed at once instead of by drift
     /// control (80 ms).
-    @usableFromInline static var trimExcessSeconds: Double { @_noLocks get { 0.080 } }
+    static var trimExcessSeconds: Double { @_noLocks get { 0.080 } }
 
     /// Pulls up to `frames` output frames from one source and adds them to
     /// the mix (see the extension's comment).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func mixSource(_ s: UnsafeMutablePointer<SourceState>, removing: Bool,
                           into mix: UnsafeMutablePointer<Float>,
                           domainGain: Float?, domainCurve: UnsafePointer<Float>,
@@ -316,7 +314,7 @@ extension EngineCore {
     }
 
     /// Largest |sample|.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func peak(_ x: UnsafePointer<Float>, count: Int) -> Float {
         var m: Float = 0
         for i in 0..<count { m = max(m, abs(x[i])) }
@@ -325,7 +323,7 @@ extension EngineCore {
 
     /// Input frames a block of `frames` output frames consumes (rounded up,
     /// plus 2 for the resampler's fractional position).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func inputFrames(forOutput frames: Int, ratio: Double) -> Int {
         ratio == 1 ? frames : Int(Double(frames) / ratio) + 3
     }
@@ -333,7 +331,7 @@ extension EngineCore {
     /// The audio stops before this block (flush, drop, pause): a faded
     /// mirror tail if it was audible, the next audio fades in, and the
     /// resampler and drift window start over.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func interruptAudio(_ r: UnsafeMutablePointer<SourceRenderState>, fade: Int) {
         if r.pointee.tail.audible { r.pointee.tail.start(fade: fade) }
         r.pointee.fadeIn = 0
@@ -346,14 +344,14 @@ extension EngineCore {
     }
 
     /// `interruptAudio` for a source (its drift stage starts over too).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func interruptAudio(_ s: UnsafeMutablePointer<SourceState>, fade: Int) {
         interruptAudio(s.pointee.render, fade: fade)
         if let stage = s.pointee.stage { stage.pointee.reset() }
     }
 
     /// Publishes the drift controller's figures after a window.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func publishDrift(_ s: UnsafeMutablePointer<SourceState>, _ r: UnsafeMutablePointer<SourceRenderState>) {
         s.pointee.driftEstimatePpm.store(Float(r.pointee.drift.estimatePpm))
         s.pointee.lowWaterMs.store(Float(r.pointee.drift.lastLowWater * 1000 / Double(s.pointee.sampleRate)))
@@ -362,7 +360,7 @@ extension EngineCore {
     }
 
     /// Keeps the last played frames of a bypass block for a later tail.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func recordRegions(_ r: UnsafeMutablePointer<SourceRenderState>, _ regions: RingRegions, fade: Int) {
         r.pointee.tail.record(UnsafePointer(regions.first), frames: regions.firstFrames, fade: fade)
         r.pointee.tail.record(UnsafePointer(regions.second), frames: regions.secondFrames, fade: fade)
@@ -370,7 +368,7 @@ extension EngineCore {
 
     /// Adds `first` then `second` (source channels) to the mix with the
     /// source's gain ramp and the domain gain (constant or per frame).
-    @usableFromInline @_noLocks
+    @_noLocks
     static func mixGained(_ s: UnsafeMutablePointer<SourceState>, _ r: UnsafeMutablePointer<SourceRenderState>,
                           first: UnsafePointer<Float>, firstFrames: Int,
                           second: UnsafePointer<Float>, secondFrames: Int,
@@ -409,7 +407,7 @@ extension EngineCore {
     /// A pull source: asks the callback for audio so that the ring holds
     /// `frames` input frames. Returns the callback's negative status at the
     /// end of the stream, else the frames added.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func fillFromPull(_ s: UnsafeMutablePointer<SourceState>, callback: PullCallback, frames: Int) -> Int {
         let need = frames - s.pointee.ring.bufferedFrames()
         guard need > 0 else { return 0 }
@@ -445,7 +443,7 @@ extension EngineCore {
     /// The resamplers keep their own short history (the filter length) and
     /// take only as much new input as the requested output needs.
     /// Returns the frames produced.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func pullResampled(_ resampler: borrowing Resampler, ratio: Double, ring: borrowing SPSCRing,
                               into scratch: UnsafeMutablePointer<Float>, channels: Int, frames: Int,
                               consumed: borrowing Counter) -> Int {

@@ -10,22 +10,21 @@
 /// plus the fade's (the ramp's slope times the signal). This needs the last
 /// `fade` frames played, which may lie in the previous block: `history`
 /// keeps them. Storage is allocated by the source and never reallocated.
-@usableFromInline
 struct FadeTail: ~Copyable {
     /// The longest fade: 2 ms at 192 kHz.
-    @usableFromInline static var maxFrames: Int { @_noLocks get { 384 } }
+    static var maxFrames: Int { @_noLocks get { 384 } }
 
-    @usableFromInline let channels: Int
+    let channels: Int
     /// The last `historyFrames` frames played (oldest first), pre-gain.
-    @usableFromInline let history: UnsafeMutablePointer<Float>
+    let history: UnsafeMutablePointer<Float>
     /// The pending tail, `tailFrames` frames, `tailPos` already emitted.
-    @usableFromInline let tail: UnsafeMutablePointer<Float>
-    @usableFromInline var historyFrames = 0
-    @usableFromInline var tailFrames = 0
-    @usableFromInline var tailPos = 0
+    let tail: UnsafeMutablePointer<Float>
+    var historyFrames = 0
+    var tailFrames = 0
+    var tailPos = 0
     /// The last frame of the previous block was real audio (a stop at the
     /// block boundary needs a tail).
-    @usableFromInline var audible = false
+    var audible = false
 
     /// nil when an allocation fails.
     init?(channels: Int) {
@@ -44,11 +43,11 @@ struct FadeTail: ~Copyable {
         Allocation.free(tail)
     }
 
-    @usableFromInline var pending: Bool { @_noLocks get { tailPos < tailFrames } }
+    var pending: Bool { @_noLocks get { tailPos < tailFrames } }
 
     /// Appends `frames` played frames (source channels) to the history,
     /// keeping the newest `fade`.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func record(_ data: UnsafePointer<Float>, frames: Int, fade: Int) {
         guard frames > 0 else { return }
         let f = min(fade, FadeTail.maxFrames)
@@ -71,12 +70,12 @@ struct FadeTail: ~Copyable {
     }
 
     /// Forgets the history (the next audio does not continue the last).
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func forgetHistory() { historyFrames = 0 }
 
     /// Starts a tail from the history (the audio just stopped). A pending
     /// tail is replaced.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func start(fade: Int) {
         let n = min(historyFrames, min(fade, FadeTail.maxFrames))
         let c = channels
@@ -93,7 +92,7 @@ struct FadeTail: ~Copyable {
 
     /// Adds the pending tail into `block` (source channels) from frame `at`
     /// up to `end`; the rest waits for the next block.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func emit(into block: UnsafeMutablePointer<Float>, at: Int, end: Int) {
         guard pending, at < end else { return }
         let n = min(tailFrames - tailPos, end - at)
@@ -105,7 +104,7 @@ struct FadeTail: ~Copyable {
     }
 
     /// Drops a pending tail.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func cancel() {
         tailFrames = 0
         tailPos = 0

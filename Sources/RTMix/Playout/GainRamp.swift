@@ -7,16 +7,15 @@
 /// rounding errors do not accumulate: the ramp never leaves
 /// [min(start, target), max(start, target)] and its last step is an
 /// ordinary step. Values and targets are never subnormal (flushed to 0).
-@usableFromInline
 struct GainRamp {
-    @usableFromInline var current: Float
-    @usableFromInline var target: Float
-    @usableFromInline var start: Float = 0
+    var current: Float
+    var target: Float
+    var start: Float = 0
     /// (target − start) / rampFrames: value k is start + step · k, one
     /// rounding each, never an accumulated sum.
-    @usableFromInline var step: Float = 0
-    @usableFromInline var remaining: Int = 0
-    @usableFromInline let rampFrames: Int
+    var step: Float = 0
+    var remaining: Int = 0
+    let rampFrames: Int
 
     init(initial: Float, rampFrames: Int) {
         current = GainRamp.flushed(initial)

@@ -21,27 +21,26 @@ import CRTMixSupport
 ///    sample in [-1, 1] (every int16 value) passes bit-exact.
 /// Non-finite samples are replaced by 0 and counted; subnormal samples are
 /// flushed to 0 (they can cost ~100× per operation on x86).
-@usableFromInline
 struct Limiter {
-    @usableFromInline let threshold: Float
-    @usableFromInline let knee: Float
-    @usableFromInline let attack: Float
-    @usableFromInline let release: Float
-    @usableFromInline let holdFrames: Int
+    let threshold: Float
+    let knee: Float
+    let attack: Float
+    let release: Float
+    let holdFrames: Int
     /// Gain reduction 1 − gain, kept as the small number it is so that the
     /// release reaches exactly 0 (a gain near 1 has too little Float
     /// precision to creep up to 1 by small steps). Never subnormal: it is
     /// 0 or at least 1e-7 after a release step, and attack steps from 0 are
     /// ≥ attack · ulp(1) (normal).
-    @usableFromInline var reduction: Float = 0
+    var reduction: Float = 0
     /// Frames left before the release may start.
-    @usableFromInline var holdLeft: Int = 0
-    @usableFromInline var minGain: Float = 1
-    @usableFromInline var gain: Float { @_noLocks get { 1 - reduction } }
+    var holdLeft: Int = 0
+    var minGain: Float = 1
+    var gain: Float { @_noLocks get { 1 - reduction } }
 
     /// Peaks whose gained level is at least this fraction of the threshold
     /// (−0.09 dB) refresh the hold.
-    @usableFromInline static var holdLevel: Float { @_noLocks get { 0.99 } }
+    static var holdLevel: Float { @_noLocks get { 0.99 } }
 
     init(thresholdDb: Float, sampleRate: Int) {
         threshold = min(1, rtmix_support_db_to_linear(thresholdDb))
@@ -52,15 +51,14 @@ struct Limiter {
     }
 
     /// Result of processing one block.
-    @usableFromInline
     struct BlockReport {
-        @usableFromInline var changedFrames = 0
-        @usableFromInline var nonfiniteSamples = 0
+        var changedFrames = 0
+        var nonfiniteSamples = 0
         /// Lowest gain applied in the block (1 when untouched).
-        @usableFromInline var lowestGain: Float = 1
+        var lowestGain: Float = 1
         /// Largest finite |sample| of the block before limiting (measured
         /// only when the block is not left untouched; 0 otherwise).
-        @usableFromInline var peak: Float = 0
+        var peak: Float = 0
         init() {}
     }
 

@@ -1,6 +1,5 @@
 /// Sample-level kernels of the mix: channel mapping with gain, and output
 /// conversion. Pure functions over raw pointers; no state.
-@usableFromInline
 enum Mixing {
     /// Adds `frames` frames of `input` (interleaved, `inChannels`) into `mix`
     /// (interleaved, `outChannels`) with a per-frame gain. Mono→stereo

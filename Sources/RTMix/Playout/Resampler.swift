@@ -77,9 +77,7 @@ import CSpeexDSP
 /// block or more buffered before the first render, skip_zeros starts at
 /// output frame 0 with zero delay, without it 72 frames (16 kHz) / 144
 /// frames (8 kHz) later.
-@usableFromInline
 struct Resampler: ~Copyable {
-    @usableFromInline
     enum Backend: Sendable, Equatable {
         case libsamplerate
         case speexdsp
@@ -92,13 +90,13 @@ struct Resampler: ~Copyable {
     /// Largest term of the reduced rate ratio that goes to speexdsp.
     static var speexMaxRatioTerm: Int { 8 }
 
-    @usableFromInline let backend: Backend
+    let backend: Backend
     /// `SRC_STATE *`, `SpeexResamplerState *` or
     /// `UnsafeMutablePointer<PolyphaseResampler>`, by `backend`.
-    @usableFromInline let state: OpaquePointer
+    let state: OpaquePointer
     /// Nominal output/input rate ratio.
-    @usableFromInline let ratio: Double
-    @usableFromInline let channels: Int
+    let ratio: Double
+    let channels: Int
 
     /// The backend `init` picks for these parameters (see the type's comment).
     static func backend(quality: ResamplerQuality, inputRate: Int, outputRate: Int,
@@ -229,7 +227,7 @@ struct Resampler: ~Copyable {
 
     /// Zero input frames `drain` may feed (speexdsp's look-ahead at the
     /// qualities used is far below this).
-    @usableFromInline static var drainInputFrames: Int { @_noLocks get { 256 } }
+    static var drainInputFrames: Int { @_noLocks get { 256 } }
 
     /// Converts from `input` (interleaved, `inputFrames`) into `output` (room
     /// for `outputFrames`) at `ratio` (output/input). Returns the input

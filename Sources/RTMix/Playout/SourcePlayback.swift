@@ -25,30 +25,29 @@ public enum PlaybackPhase: Int32, Sendable {
 ///
 /// Underruns are counted only in `starved`: priming and pause are not
 /// failures, and an ended source that runs out drains instead.
-@usableFromInline
 struct SourcePlayback {
-    @usableFromInline var phase: PlaybackPhase = .priming
+    var phase: PlaybackPhase = .priming
     /// The host called `endSource`: play out everything, then drain.
-    @usableFromInline var ending = false
+    var ending = false
     /// Output frames missed in the current underrun episode.
-    @usableFromInline var episodeMissed = 0
+    var episodeMissed = 0
     /// The source has played at least once (start-up alignment applies to
     /// the first start only).
-    @usableFromInline var hasPlayed = false
+    var hasPlayed = false
 
     init() {}
 
-    @usableFromInline var isDrained: Bool {
+    var isDrained: Bool {
         @_noLocks get { if case .drained = phase { return true } else { return false } }
     }
-    @usableFromInline var isPlaying: Bool {
+    var isPlaying: Bool {
         @_noLocks get { if case .playing = phase { return true } else { return false } }
     }
-    @usableFromInline var isStarved: Bool {
+    var isStarved: Bool {
         @_noLocks get { if case .starved = phase { return true } else { return false } }
     }
     /// `phase.rawValue`, for the statistics atomic.
-    @usableFromInline var phaseCode: Int32 {
+    var phaseCode: Int32 {
         @_noLocks get {
             switch phase {
             case .priming: return 0
@@ -61,31 +60,30 @@ struct SourcePlayback {
     }
 
     /// What the renderer does in this block.
-    @usableFromInline
     struct Plan {
         /// Pull audio from the ring.
-        @usableFromInline var pull = false
+        var pull = false
         /// The audio starts in this block: fade it in.
-        @usableFromInline var fadeIn = false
+        var fadeIn = false
         /// Audio that played in the previous block stops before this one
         /// (pause): fade out from what was played last.
-        @usableFromInline var stopBefore = false
+        var stopBefore = false
         /// The source (re)started from priming: report `sourceStarted`.
-        @usableFromInline var started = false
+        var started = false
         /// An underrun episode ended: output frames it missed.
-        @usableFromInline var underrunEnded = 0
+        var underrunEnded = 0
         /// Output frames of this block counted as underrun (silent blocks
         /// while starved).
-        @usableFromInline var underrunFrames = 0
+        var underrunFrames = 0
         /// The source drained in this block without audio left.
-        @usableFromInline var drained = false
+        var drained = false
         init() {}
     }
 
     /// Decides the block. `buffered`: input frames available; `threshold`:
     /// frames needed to (re)start (at least 1); `paused`: the host's pause
     /// flag; `frames`: output frames of the block.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func plan(buffered: Int, threshold: Int, paused: Bool, frames: Int) -> Plan {
         var p = Plan()
         if phase == .drained { return p }
@@ -138,7 +136,7 @@ struct SourcePlayback {
     /// `exhausted` tells whether the ring (and resampler tail) is empty.
     /// Returns the underrun frames of this block (0 when the source drained
     /// instead) and whether it began an underrun episode or drained.
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func finish(produced: Int, frames: Int, exhausted: Bool, startOffset: Int)
         -> (underrunFrames: Int, underrunBegan: Bool, drained: Bool) {
         if produced > 0 { hasPlayed = true }
@@ -155,7 +153,7 @@ struct SourcePlayback {
     }
 
     /// Host flush: back to priming (the renderer drops the audio).
-    @usableFromInline @_noLocks
+    @_noLocks
     mutating func flush() {
         let wasPaused = phase == .paused
         phase = wasPaused ? .paused : .priming

@@ -34,16 +34,15 @@ public struct SourcePosition: Sendable, Equatable {
 /// while it is odd or changed). Every access is acquire/release so a reader
 /// that sees a new value also sees the odd sequence. Lock-free for readers,
 /// wait-free for the writer.
-@usableFromInline
 struct PositionPublisher: ~Copyable {
-    @usableFromInline let sequence = Atomic<UInt64>(0)
-    @usableFromInline let framesPlayed = Atomic<UInt64>(0)
-    @usableFromInline let renderTimeNs = Atomic<UInt64>(0)
-    @usableFromInline let latencyNs = Atomic<UInt64>(0)
+    let sequence = Atomic<UInt64>(0)
+    let framesPlayed = Atomic<UInt64>(0)
+    let renderTimeNs = Atomic<UInt64>(0)
+    let latencyNs = Atomic<UInt64>(0)
     init() {}
 
     /// Render thread.
-    @usableFromInline @_noLocks
+    @_noLocks
     func publish(framesPlayed f: UInt64, renderTimeNs t: UInt64, latencyNs l: UInt64) {
         let s = sequence.load(ordering: .relaxed)
         sequence.store(s &+ 1, ordering: .releasing)
@@ -56,7 +55,7 @@ struct PositionPublisher: ~Copyable {
     /// Any thread. nil if the writer kept it busy for every try (it
     /// publishes once per block, so two tries in a row practically never
     /// both collide).
-    @usableFromInline @_noLocks
+    @_noLocks
     func read() -> (framesPlayed: UInt64, renderTimeNs: UInt64, latencyNs: UInt64)? {
         for _ in 0..<8 {
             let s1 = sequence.load(ordering: .acquiring)

@@ -5,7 +5,6 @@ import Synchronization
 ///
 ///     empty ─add→ active ─remove→ removing ─(fade-out done | renderer
 ///     stopped | interrupted)→ retired ─(no render pass, no pin)→ empty
-@usableFromInline
 enum SlotPhase: UInt32 {
     case empty = 0
     case active = 1
@@ -17,18 +16,16 @@ enum SlotPhase: UInt32 {
 /// it). The `SourceState` it points at comes and goes. All protocol steps
 /// are the static functions of `SlotLifecycle`; nothing else changes
 /// `phase`, `pins` or `source`.
-@usableFromInline
 struct SourceSlot: ~Copyable {
-    @usableFromInline let phase = Atomic<UInt32>(SlotPhase.empty.rawValue)
-    @usableFromInline let id = Atomic<UInt32>(0)
+    let phase = Atomic<UInt32>(SlotPhase.empty.rawValue)
+    let id = Atomic<UInt32>(0)
     /// Producer-side accesses in progress (push, get_buffered, ...).
-    @usableFromInline let pins = Atomic<Int>(0)
-    @usableFromInline let source = Atomic<UnsafeMutablePointer<SourceState>?>(nil)
+    let pins = Atomic<Int>(0)
+    let source = Atomic<UnsafeMutablePointer<SourceState>?>(nil)
     init() {}
 }
 
 /// Control-thread bookkeeping of a slot (guarded by the control lock).
-@usableFromInline
 struct SlotControl {
     /// The render pass counter seen (odd: inside a pass) after the slot was
     /// retired; nil until a pass was seen running. The state is freed once
@@ -44,25 +41,24 @@ struct SlotControl {
 /// renderer whose last pass ended more than `idleBlocks` block periods ago,
 /// and at least `minIdleNs`, is judged stopped (hosts stop devices without
 /// telling anyone).
-@usableFromInline
 struct RenderPasses: ~Copyable {
-    @usableFromInline let seq = Atomic<UInt64>(0)
-    @usableFromInline let lastEndNs = Atomic<UInt64>(0)
-    @usableFromInline let lastBlockNs = Atomic<UInt64>(0)
+    let seq = Atomic<UInt64>(0)
+    let lastEndNs = Atomic<UInt64>(0)
+    let lastBlockNs = Atomic<UInt64>(0)
     /// Block periods without a pass after which the renderer is stopped.
-    @usableFromInline static var idleBlocks: UInt64 { @_noLocks get { 4 } }
+    static var idleBlocks: UInt64 { @_noLocks get { 4 } }
     /// Floor of that judgement: audio servers deliver callbacks in bursts
     /// (PulseAudio through ALSA: 10 ms callbacks up to 75 ms apart,
     /// measured by scripts/live-check), which must not look like a stop.
-    @usableFromInline static var minIdleNs: UInt64 { @_noLocks get { 100_000_000 } }
+    static var minIdleNs: UInt64 { @_noLocks get { 100_000_000 } }
     init() {}
 
     /// Render thread, before touching any slot.
-    @usableFromInline @_noLocks
+    @_noLocks
     func enter() { seq.wrappingAdd(1, ordering: .sequentiallyConsistent) }
 
     /// Render thread, after the last slot access of the pass.
-    @usableFromInline @_noLocks
+    @_noLocks
     func leave(nowNs: UInt64, blockNs: UInt64) {
         lastEndNs.store(nowNs, ordering: .relaxed)
         lastBlockNs.store(blockNs, ordering: .relaxed)
@@ -70,12 +66,12 @@ struct RenderPasses: ~Copyable {
     }
 
     /// The idle threshold for a block period.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func idleNs(blockNs: UInt64) -> UInt64 { max(minIdleNs, blockNs &* idleBlocks) }
 
     /// True when no pass runs and none ran for `idleBlocks` block periods
     /// (or none ever ran). Control threads.
-    @usableFromInline @_noLocks
+    @_noLocks
     func rendererStopped(nowNs: UInt64) -> Bool {
         let s = seq.load(ordering: .sequentiallyConsistent)
         if s & 1 == 1 { return false }
@@ -98,7 +94,6 @@ struct RenderPasses: ~Copyable {
 /// checked and a retire is stored before the pins are checked: that
 /// store→load pattern (Dekker's) needs sequentially consistent accesses on
 /// both sides; acquire/release alone would let both sides miss each other.
-@usableFromInline
 enum SlotLifecycle {
     /// Control (lock held): makes `source` live under `id`.
     static func publish(_ slot: UnsafeMutablePointer<SourceSlot>, _ control: UnsafeMutablePointer<SlotControl>,
@@ -117,7 +112,7 @@ enum SlotLifecycle {
 
     /// Control or render: a removing slot will not be rendered again.
     /// Returns whether this call retired it.
-    @usableFromInline @_noLocks @discardableResult
+    @_noLocks @discardableResult
     static func retire(_ slot: UnsafeMutablePointer<SourceSlot>) -> Bool {
         slot.pointee.phase.compareExchange(expected: SlotPhase.removing.rawValue,
                                            desired: SlotPhase.retired.rawValue,
@@ -126,7 +121,7 @@ enum SlotLifecycle {
 
     /// Render (inside a pass): the source to mix and whether it is being
     /// removed, or nil for a slot that is not live.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func visit(_ slot: UnsafeMutablePointer<SourceSlot>)
         -> (source: UnsafeMutablePointer<SourceState>, removing: Bool)? {
         let p = slot.pointee.phase.load(ordering: .sequentiallyConsistent)
@@ -139,7 +134,7 @@ enum SlotLifecycle {
     /// Producer or any lock-free reader: pins the live source `id` against
     /// reclamation and returns it, or nil (nothing pinned). Pair every
     /// successful pin with `unpin`.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func pin(_ slot: UnsafeMutablePointer<SourceSlot>, id: UInt32) -> UnsafeMutablePointer<SourceState>? {
         slot.pointee.pins.wrappingAdd(1, ordering: .sequentiallyConsistent)
         guard slot.pointee.phase.load(ordering: .sequentiallyConsistent) == SlotPhase.active.rawValue,
@@ -152,7 +147,7 @@ enum SlotLifecycle {
         return s
     }
 
-    @usableFromInline @_noLocks
+    @_noLocks
     static func unpin(_ slot: UnsafeMutablePointer<SourceSlot>) {
         slot.pointee.pins.wrappingSubtract(1, ordering: .releasing)
     }
@@ -192,7 +187,7 @@ enum SlotLifecycle {
     }
 
     /// The phase, for statistics and tests.
-    @usableFromInline @_noLocks
+    @_noLocks
     static func phase(_ slot: UnsafeMutablePointer<SourceSlot>) -> SlotPhase {
         SlotPhase(rawValue: slot.pointee.phase.load(ordering: .acquiring)) ?? .empty
     }

@@ -11,92 +11,91 @@ import Synchronization
 ///   counters;
 /// - control threads (under the engine's control lock): `targetGain`,
 ///   `requestedGain`, `muted` (read by the renderer).
-@usableFromInline
 struct SourceState: ~Copyable {
-    @usableFromInline let domain: Domain
+    let domain: Domain
     /// `domain == .call`, precomputed: the renderer avoids enum comparisons.
-    @usableFromInline let isCall: Bool
-    @usableFromInline let sampleRate: Int
-    @usableFromInline let channels: Int
-    @usableFromInline let ring: SPSCRing
+    let isCall: Bool
+    let sampleRate: Int
+    let channels: Int
+    let ring: SPSCRing
     /// The ring capacity the host configured (and sees in stats). A
     /// drop-oldest ring is allocated twice this size: the producer only
     /// ever writes free space (never audio the renderer may be reading),
     /// and the renderer drops the oldest audio once more than 3/4 of this
     /// is buffered (consumer-side dropping: the SPSC rule holds).
-    @usableFromInline let capacityFrames: Int
+    let capacityFrames: Int
     /// Resampler parameters, kept to rebuild it when the output format changes.
-    @usableFromInline let resamplerQuality: ResamplerQuality
-    @usableFromInline let driftCompensation: Bool
+    let resamplerQuality: ResamplerQuality
+    let driftCompensation: Bool
     /// Drift compensation target in source frames (0 = off).
-    @usableFromInline let driftTargetFrames: Double
+    let driftTargetFrames: Double
     /// Frames the source must hold to start or restart (0: any audio).
-    @usableFromInline let startThresholdFrames: Int
+    let startThresholdFrames: Int
     /// Overrun policy: drop the oldest audio (call default) instead of
     /// refusing the push (media default).
-    @usableFromInline let dropOldest: Bool
+    let dropOldest: Bool
     /// Pull source: the render thread asks this callback for audio.
-    @usableFromInline let pull: PullCallback?
-    @usableFromInline let pullContext: UnsafeMutableRawPointer?
+    let pull: PullCallback?
+    let pullContext: UnsafeMutableRawPointer?
     /// Zero samples for draining a resampler (Resampler.drainInputFrames × channels).
-    @usableFromInline let zeros: UnsafeMutablePointer<Float>
+    let zeros: UnsafeMutablePointer<Float>
     /// maxFrames × channels floats: resampler output.
-    @usableFromInline let scratch: UnsafeMutablePointer<Float>
+    let scratch: UnsafeMutablePointer<Float>
     /// maxFrames floats: per-frame gain of the current block.
-    @usableFromInline let gainCurve: UnsafeMutablePointer<Float>
+    let gainCurve: UnsafeMutablePointer<Float>
 
     /// Render-thread-only state, in its own allocation so that its writes
     /// never share an access with fields other threads read.
-    @usableFromInline let render: UnsafeMutablePointer<SourceRenderState>
+    let render: UnsafeMutablePointer<SourceRenderState>
     /// The drift stage (render thread only), for sources with drift
     /// control (`driftCompensation`); nil otherwise.
     let stage: UnsafeMutablePointer<DriftStage>?
 
     // control → render
-    @usableFromInline let targetGain: AtomicFloat
-    @usableFromInline let requestedGain: AtomicFloat
+    let targetGain: AtomicFloat
+    let requestedGain: AtomicFloat
     /// Mute flag (control threads; the renderer only sees `targetGain`).
-    @usableFromInline let muted = Atomic<Bool>(false)
+    let muted = Atomic<Bool>(false)
     // host commands (control or producer thread → render)
-    @usableFromInline let paused = Atomic<Bool>(false)
-    @usableFromInline let endRequested = Atomic<Bool>(false)
+    let paused = Atomic<Bool>(false)
+    let endRequested = Atomic<Bool>(false)
     /// Incremented by each flush; `flushUpTo` (stored first) is the write
     /// count at the flush: audio before it is dropped.
-    @usableFromInline let flushRequests = Atomic<UInt32>(0)
-    @usableFromInline let flushUpTo = Atomic<Int>(0)
+    let flushRequests = Atomic<UInt32>(0)
+    let flushUpTo = Atomic<Int>(0)
     /// Frames a drop-oldest push larger than the whole ring dropped itself
     /// (its oldest part never entered the ring; producer's count).
-    @usableFromInline let framesSkippedAtPush = Counter()
+    let framesSkippedAtPush = Counter()
     /// Frames of the latest push (producer), to keep one push's worth above
     /// the target when stale audio is dropped.
-    @usableFromInline let lastPushFrames = Counter()
+    let lastPushFrames = Counter()
     /// A push is in progress (a second concurrent pusher gets badState).
-    @usableFromInline let producerBusy = Atomic<Bool>(false)
+    let producerBusy = Atomic<Bool>(false)
 
     // producer counters
-    @usableFromInline let framesPushed = Counter()
-    @usableFromInline let framesRejected = Counter()
-    @usableFromInline let nonfinitePushed = Counter()
+    let framesPushed = Counter()
+    let framesRejected = Counter()
+    let nonfinitePushed = Counter()
     // render counters
-    @usableFromInline let framesConsumed = Counter()
-    @usableFromInline let framesRendered = Counter()
-    @usableFromInline let underrunFrames = Counter()
-    @usableFromInline let underrunEvents = Counter()
+    let framesConsumed = Counter()
+    let framesRendered = Counter()
+    let underrunFrames = Counter()
+    let underrunEvents = Counter()
     /// Current drift correction in ppm (positive: consuming faster).
-    @usableFromInline let driftPpm = AtomicFloat(0)
+    let driftPpm = AtomicFloat(0)
     /// The drift controller's estimate of the producer's drift, ppm.
-    @usableFromInline let driftEstimatePpm = AtomicFloat(0)
+    let driftEstimatePpm = AtomicFloat(0)
     /// Last window's low-water mark of the buffer, ms (-1 before the first).
-    @usableFromInline let lowWaterMs = AtomicFloat(-1)
+    let lowWaterMs = AtomicFloat(-1)
     /// The effective drift target (DriftController, rule 5), ms; 0 when off.
-    @usableFromInline let effectiveTargetMs: AtomicFloat
-    @usableFromInline let driftSaturated = Atomic<Bool>(false)
+    let effectiveTargetMs: AtomicFloat
+    let driftSaturated = Atomic<Bool>(false)
     /// Frames the renderer dropped (stale or overwritten audio, flushes).
-    @usableFromInline let framesDropped = Counter()
-    @usableFromInline let framesFlushed = Counter()
+    let framesDropped = Counter()
+    let framesFlushed = Counter()
     /// `PlaybackPhase` raw value, for statistics.
-    @usableFromInline let phase = Atomic<Int32>(PlaybackPhase.priming.rawValue)
-    @usableFromInline let position = PositionPublisher()
+    let phase = Atomic<Int32>(PlaybackPhase.priming.rawValue)
+    let position = PositionPublisher()
 
     /// Returns nil when an allocation fails. `outputRate` and `rampFrames`
     /// are the engine's current output format.
@@ -226,33 +225,32 @@ struct SourceState: ~Copyable {
 
 /// The part of a source only the render thread reads and writes (and a
 /// control thread while it holds the render role, see `setOutputFormat`).
-@usableFromInline
 struct SourceRenderState: ~Copyable {
-    @usableFromInline var gainRamp: GainRamp
+    var gainRamp: GainRamp
     /// nil: the source bypasses resampling (same rate, no drift compensation).
     var resampler: Resampler?
-    @usableFromInline var playback = SourcePlayback()
-    @usableFromInline var drift: DriftController
-    var tail: FadeTail  // not @usableFromInline: ~Copyable with deinit (release-build compiler crash)
+    var playback = SourcePlayback()
+    var drift: DriftController
+    var tail: FadeTail
     /// Fade-in level of the audio after a (re)start: 0 → 1 over the fade.
-    @usableFromInline var fadeIn: Float = 1
+    var fadeIn: Float = 1
     /// The renderer has processed this source at least once.
-    @usableFromInline var rendered = false
+    var rendered = false
     /// The last flush request handled.
-    @usableFromInline var flushSeen: UInt32 = 0
+    var flushSeen: UInt32 = 0
     /// Input frames that reached the output (fractional under resampling).
-    @usableFromInline var inputPlayed: Double = 0
+    var inputPlayed: Double = 0
     /// The resampler was drained at the end of the stream (reset before reuse).
-    @usableFromInline var resamplerDrained = false
+    var resamplerDrained = false
     /// Producer counters already reported as events.
-    @usableFromInline var reportedRejected: UInt64 = 0
-    @usableFromInline var reportedNonfinite: UInt64 = 0
+    var reportedRejected: UInt64 = 0
+    var reportedNonfinite: UInt64 = 0
     /// `framesSkippedAtPush` already reported as dropped.
-    @usableFromInline var reportedSkippedAtPush: UInt64 = 0
-    @usableFromInline var reportedSaturated = false
+    var reportedSkippedAtPush: UInt64 = 0
+    var reportedSaturated = false
     /// `framesRejected` as of the last block (a refused push means the
     /// producer paces itself on the ring).
-    @usableFromInline var rejectedSeen: UInt64 = 0
+    var rejectedSeen: UInt64 = 0
 
     init(gainRamp: GainRamp, resampler: consuming Resampler?, tail: consuming FadeTail, drift: DriftController) {
         self.gainRamp = gainRamp

@@ -13,10 +13,9 @@ import Synchronization
 /// Test hook: `failNth(_:)` makes the Nth failable allocation from now fail
 /// (process-wide, deterministic), so tests can drive every failure point of
 /// a control call in turn.
-@usableFromInline
 enum Allocation {
     /// A cache line on the targets RTMix supports (x86_64, arm64, armv7).
-    @usableFromInline static var cacheLineBytes: Int { @_noLocks get { 64 } }
+    static var cacheLineBytes: Int { @_noLocks get { 64 } }
 
     /// Bytes of `count` values of `T` (stride × count), nil on overflow or a
     /// negative count.

@@ -3,9 +3,8 @@ import Synchronization
 /// A statistics counter with a single writer thread and any number of
 /// readers. The writer uses a relaxed load + store (no read-modify-write is
 /// needed with one writer); readers may see a slightly old value.
-@usableFromInline
 struct Counter: ~Copyable {
-    @usableFromInline let value = Atomic<UInt64>(0)
+    let value = Atomic<UInt64>(0)
     init() {}
 
     @_noLocks
@@ -21,9 +20,8 @@ struct Counter: ~Copyable {
 }
 
 /// A Float published from one thread to another through its bit pattern.
-@usableFromInline
 struct AtomicFloat: ~Copyable {
-    @usableFromInline let bits: Atomic<UInt32>
+    let bits: Atomic<UInt32>
     init(_ v: Float) { bits = Atomic(v.bitPattern) }
 
     @_noLocks

@@ -8,11 +8,10 @@ import Synchronization
 /// the true value. The writer updates a bucket with a relaxed load + store
 /// (it is the only writer); readers load relaxed, so a read may miss the
 /// latest few samples but never sees a torn count.
-@usableFromInline
 struct LatencyHistogram: ~Copyable {
-    @usableFromInline static var subBits: Int { 3 }
-    @usableFromInline static var bucketCount: Int { 64 << subBits }
-    @usableFromInline let buckets: UnsafeMutablePointer<Atomic<UInt64>>
+    static var subBits: Int { 3 }
+    static var bucketCount: Int { 64 << subBits }
+    let buckets: UnsafeMutablePointer<Atomic<UInt64>>
 
     /// nil when the buckets cannot be allocated.
     init?() {

@@ -3,13 +3,12 @@ import Synchronization
 /// One side of an SPSC index pair: its own free-running index (written by
 /// that side only, read by the other) and its cached view of the other
 /// side's index (touched by this side only).
-@usableFromInline
 struct RingSide: ~Copyable {
-    @usableFromInline let index: Atomic<Int>
+    let index: Atomic<Int>
     /// The other side's index as last loaded by this side (never ahead of
     /// it: indices only grow), so most calls need not touch the other
     /// side's cache line at all.
-    @usableFromInline var cachedOther: Int
+    var cachedOther: Int
 
     init(start: Int) {
         index = Atomic(start)
@@ -38,10 +37,9 @@ struct RingSide: ~Copyable {
 /// free space (producer) or the readable items (consumer): never unsafe.
 /// A side refreshes it (acquire) only when the cached view is short of
 /// what the caller wants, so the result equals a fresh load's.
-@usableFromInline
 struct SPSCIndices: ~Copyable {
-    @usableFromInline let producer: UnsafeMutablePointer<RingSide>
-    @usableFromInline let consumer: UnsafeMutablePointer<RingSide>
+    let producer: UnsafeMutablePointer<RingSide>
+    let consumer: UnsafeMutablePointer<RingSide>
     /// Allocated through `Allocation` (failable, counted) or directly.
     let counted: Bool
 

@@ -2,12 +2,11 @@ import Synchronization
 
 /// Up to two contiguous spans of a ring, in frames (the second is used when
 /// the region wraps around the end of the storage).
-@usableFromInline
 struct RingRegions {
-    @usableFromInline var first: UnsafeMutablePointer<Float>
-    @usableFromInline var firstFrames: Int
-    @usableFromInline var second: UnsafeMutablePointer<Float>
-    @usableFromInline var secondFrames: Int
+    var first: UnsafeMutablePointer<Float>
+    var firstFrames: Int
+    var second: UnsafeMutablePointer<Float>
+    var secondFrames: Int
     var frames: Int { @_noLocks get { firstFrames + secondFrames } }
 
     @_noLocks
@@ -38,14 +37,13 @@ struct RingRegions {
 /// writes free space only (`writableRegions`, like any producer), and the
 /// consumer skips the oldest audio (`rawFill`/`skipToNewest`). Neither side
 /// ever touches frames the other may be using: the SPSC rule holds.
-@usableFromInline
 struct SPSCRing: ~Copyable {
-    @usableFromInline let storage: UnsafeMutablePointer<Float>
-    @usableFromInline let capacityFrames: Int
-    @usableFromInline let channels: Int
-    @usableFromInline let mask: Int
+    let storage: UnsafeMutablePointer<Float>
+    let capacityFrames: Int
+    let channels: Int
+    let mask: Int
     /// The index pair (two cache lines; shared design with `EventQueue`).
-    @usableFromInline let indices: SPSCIndices
+    let indices: SPSCIndices
 
     /// `capacityFrames` must be a power of two. `startIndex` (tests only)
     /// starts both counters elsewhere than 0, e.g. just below `Int.max` to
