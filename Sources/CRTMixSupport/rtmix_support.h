@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <math.h>
 
@@ -31,6 +32,8 @@ static inline void *rtmix_support_alloc(size_t bytes, size_t alignment) {
     return p;
 }
 static inline void rtmix_support_free(void *p) { free(p); }
+/* Zero-fills n bytes (control thread: zeroed buffers at allocation). */
+static inline void rtmix_support_zero(void *p, size_t n) { memset(p, 0, n); }
 
 /* CLOCK_MONOTONIC in nanoseconds (vDSO on Linux: no system call). */
 static inline uint64_t rtmix_support_monotonic_ns(void) {

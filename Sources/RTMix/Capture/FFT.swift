@@ -24,10 +24,14 @@ struct FFT: ~Copyable {
     /// `size` must be a power of two ≥ 2. nil when an allocation fails.
     init?(size: Int) {
         precondition(size >= 2 && size & (size - 1) == 0)
-        var bits = 0
-        while 1 << bits < size { bits += 1 }
+        // Bit-reversal pairs, counted by walking the reversed index
+        // incrementally (O(size)).
         var pairs = 0
-        for i in 0..<size where FFT.reversed(i, bits: bits) > i { pairs += 1 }
+        var j = 0
+        for i in 0..<size {
+            if j > i { pairs += 1 }
+            j = FFT.nextReversed(j, size: size)
+        }
         var batch = AllocationBatch()
         guard let c = batch.allocate(repeating: Float(0), count: size),
               let s = batch.allocate(repeating: Float(0), count: size),
@@ -48,20 +52,27 @@ struct FFT: ~Copyable {
             half *= 2
         }
         var p = 0
+        j = 0
         for i in 0..<size {
-            let j = FFT.reversed(i, bits: bits)
             if j > i {
                 w[2 * p] = Int32(i)
                 w[2 * p + 1] = Int32(j)
                 p += 1
             }
+            j = FFT.nextReversed(j, size: size)
         }
     }
 
-    static func reversed(_ i: Int, bits: Int) -> Int {
-        var r = 0
-        for b in 0..<bits where i & (1 << b) != 0 { r |= 1 << (bits - 1 - b) }
-        return r
+    /// The bit reversal of i + 1, given `r`, that of i (a reversed
+    /// increment: carry from the top bit down).
+    static func nextReversed(_ r: Int, size: Int) -> Int {
+        var bit = size >> 1
+        var r = r
+        while bit > 0 && r & bit != 0 {
+            r ^= bit
+            bit >>= 1
+        }
+        return r | bit
     }
 
     deinit {
