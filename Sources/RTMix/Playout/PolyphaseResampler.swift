@@ -189,12 +189,20 @@ struct PolyphaseResampler: ~Copyable {
             let a = pi * fc * t
             return fc * (t == 0 ? 1.0 : rtmix_support_sin(a) / a) * w
         }
-        for p in 0..<up {
-            var sum = 0.0
-            for k in 0..<taps { sum += tap(p, k) }
-            for k in 0..<taps {
-                let v = Float(tap(p, k) / sum)
-                for c in 0..<channels { table[(p * taps + k) * channels + c] = v }
+        // Each tap once (Bessel I0 and sin are most of a source's creation
+        // cost): the phase's taps into scratch, then normalised.
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: taps) { scratch in
+            for p in 0..<up {
+                var sum = 0.0
+                for k in 0..<taps {
+                    let v = tap(p, k)
+                    scratch[k] = v
+                    sum += v
+                }
+                for k in 0..<taps {
+                    let v = Float(scratch[k] / sum)
+                    for c in 0..<channels { table[(p * taps + k) * channels + c] = v }
+                }
             }
         }
     }
