@@ -168,7 +168,7 @@ final class DuckingTests: XCTestCase {
         e.pushAll(Signal.constant(0.5, frames: 4800, channels: 1), to: media, channels: 1)
         let out = e.renderFrames(4800)
         XCTAssertEqual(db((out[4799] - 0.1) / 0.5), -12, accuracy: 0.05)  // local playout ducked
-        let bus = e.core.pointee.capture!.pointee.tap.pointee.mediaBus
+        let bus = e.core.pointee.mixBus.pointee.publishedMedia!
         XCTAssertEqual(bus[479], 0.5)  // what the far end is sent: not ducked
     }
 }

@@ -2,9 +2,9 @@
 /// call hands the capture thread what was actually played (the echo
 /// reference: the whole mix, mono or both loudspeaker channels) and the
 /// media-domain sum (what may be published: source gains applied, not the
-/// local media volume), all brought to the capture rate, through the
-/// lock-free `ring`: frames of `referenceChannels` reference channels then
-/// one media channel.
+/// local media volume; read from the `MixBus`, which owns it), all brought
+/// to the capture rate, through the lock-free `ring`: frames of
+/// `referenceChannels` reference channels then one media channel.
 ///
 /// Owned by the render thread (and by a control thread holding the render
 /// role, which rebuilds the resampler when the output format changes).
@@ -24,9 +24,6 @@ struct ReferenceTap: ~Copyable {
     /// Resampler output, interleaved, at the capture rate.
     let converted: UnsafeMutablePointer<Float>
     let convertedCapacity: Int
-    /// The media domain's sum for the current block, at the output format
-    /// (maxFrames × 2), before the media domain gain.
-    let mediaBus: UnsafeMutablePointer<Float>
     /// Frames written to the ring so far (for the timing stamp).
     var framesWritten: UInt64 = 0
 
@@ -47,8 +44,8 @@ struct ReferenceTap: ~Copyable {
         }
         var batch = AllocationBatch()
         guard let staging = batch.allocate(repeating: Float(0), count: stagingCapacity * channels),
-              let converted = batch.allocate(repeating: Float(0), count: convertedCapacity * channels),
-              let mediaBus = batch.allocate(repeating: Float(0), count: maxFrames * 2) else { return nil }
+              let converted = batch.allocate(repeating: Float(0), count: convertedCapacity * channels)
+        else { return nil }
         allocatedBytes = batch.commit()
         self.referenceChannels = referenceChannels
         self.channels = channels
@@ -56,14 +53,12 @@ struct ReferenceTap: ~Copyable {
         self.staging = staging
         self.convertedCapacity = convertedCapacity
         self.converted = converted
-        self.mediaBus = mediaBus
         self.resampler = consume resampler
     }
 
     deinit {
         Allocation.free(staging)
         Allocation.free(converted)
-        Allocation.free(mediaBus)
     }
 
     /// Replaces the resampler for a new output rate (allocates; render role
@@ -80,17 +75,18 @@ struct ReferenceTap: ~Copyable {
         return true
     }
 
-    /// Takes the block's output (post-limiter, `outChannels`) and media bus
-    /// into the reference layout, converts it to the capture rate and
-    /// writes it to `ring`. Returns the capture-rate frames written and
-    /// those that did not fit (the capture side is not draining the ring).
+    /// Takes the block's output (post-limiter, `outChannels`) and media
+    /// sum (`media`: `MixBus.publishedMedia`, the same layout, before the
+    /// media domain gain) into the reference layout, converts it to the
+    /// capture rate and writes it to `ring`. Returns the capture-rate
+    /// frames written and those that did not fit (the capture side is not
+    /// draining the ring).
     @_noLocks
-    mutating func write(output: UnsafePointer<Float>, channels outChannels: Int, frames: Int,
-                        ring: borrowing SPSCRing) -> (written: Int, lost: Int) {
+    mutating func write(output: UnsafePointer<Float>, media bus: UnsafePointer<Float>, channels outChannels: Int,
+                        frames: Int, ring: borrowing SPSCRing) -> (written: Int, lost: Int) {
         let n = min(frames, stagingCapacity - stagingFrames)
         let c = channels
         let dst = staging + stagingFrames * c
-        let bus = mediaBus
         for i in 0..<n {
             let f = dst + i * c
             let l: Float, r: Float, media: Float

@@ -16,8 +16,9 @@ struct EngineCore: ~Copyable {
     let outputFormat: Atomic<UInt32>
     let slots: UnsafeMutablePointer<SourceSlot>
     let slotControl: UnsafeMutablePointer<SlotControl>
-    /// maxFrames × channels: the mix bus.
-    let mix: UnsafeMutablePointer<Float>
+    /// The mix bus stage: the int16 render's mix buffer and the media bus
+    /// (render thread only; own allocation, see `MixBus`).
+    let mixBus: UnsafeMutablePointer<MixBus>
     /// 2 × maxFrames: per-frame domain gains of the current block.
     let domainCurves: UnsafeMutablePointer<Float>
     let controlLock: UnsafeMutableRawPointer
@@ -84,37 +85,46 @@ struct EngineCore: ~Copyable {
     /// already allocated is freed. `config` must be valid.
     init?(config: EngineConfig) {
         var batch = AllocationBatch()
-        var duckBus: UnsafeMutablePointer<Float>? = nil, duckCurve: UnsafeMutablePointer<Float>? = nil
+        var duckCurve: UnsafeMutablePointer<Float>? = nil
         if config.duckDepthDb < 0 {
-            guard let b = batch.allocate(repeating: Float(0), count: config.maxFrames * 2),
-                  let c = batch.allocate(repeating: Float(1), count: config.maxFrames) else { return nil }
-            duckBus = b
+            guard let c = batch.allocate(repeating: Float(1), count: config.maxFrames) else { return nil }
             duckCurve = c
         }
-        // Sized for stereo whatever the current format: the output format
-        // may change later (setOutputFormat) without allocating here.
-        guard let mix = batch.allocate(repeating: Float(0), count: config.maxFrames * 2),
-              let domainCurves = batch.allocate(repeating: Float(1), count: 2 * config.maxFrames),
+        guard let domainCurves = batch.allocate(repeating: Float(1), count: 2 * config.maxFrames),
               let slotControl = batch.allocate(repeating: SlotControl(), count: config.maxSources),
               let renderState = batch.allocate(
                   repeating: EngineRenderState(config: config, sampleRate: config.sampleRate,
                                                channels: config.channels, callGain: 1, mediaGain: 1), count: 1),
               let controlState = batch.allocate(repeating: EngineControlState(), count: 1),
               let clock = batch.allocate(repeating: EngineClock(), count: 1),
-              let ducker = batch.allocate(repeating: Ducker(config: config, bus: duckBus, curve: duckCurve), count: 1),
+              let ducker = batch.allocate(repeating: Ducker(config: config, curve: duckCurve), count: 1),
               let callMonitors = batch.allocate(repeating: CallMonitorSlot(), count: config.maxSources),
               let histogram = LatencyHistogram(),
               let slots = Allocation.allocate(SourceSlot.self, count: config.maxSources)
         else { return nil }
+        // Sized for stereo whatever the current format: the output format
+        // may change later (setOutputFormat) without allocating here.
+        guard let bus = MixBus(maxFrames: config.maxFrames, publishesMedia: config.captureRate != 0,
+                               ducking: config.duckDepthDb < 0) else {
+            Allocation.free(slots)
+            return nil
+        }
+        let mixBusBytes = bus.allocatedBytes + MemoryLayout<MixBus>.stride
+        guard let mixBus = Allocation.make(bus) else {
+            Allocation.free(slots)
+            return nil
+        }
         var link: UnsafeMutablePointer<CaptureLink>? = nil
         var captureBytes = 0
         if config.captureRate != 0 {
             guard let l = CaptureLink(config: config, clock: clock) else {
+                Allocation.destroy(mixBus)
                 Allocation.free(slots)
                 return nil
             }
             captureBytes = l.allocatedBytes + MemoryLayout<CaptureLink>.stride
             guard let p = Allocation.make(l) else {
+                Allocation.destroy(mixBus)
                 Allocation.free(slots)
                 return nil
             }
@@ -122,11 +132,12 @@ struct EngineCore: ~Copyable {
         }
         guard let lock = rtmix_support_mutex_create() else {
             Allocation.destroy(link)
+            Allocation.destroy(mixBus)
             Allocation.free(slots)
             return nil
         }
         for i in 0..<config.maxSources { (slots + i).initialize(to: SourceSlot()) }
-        baseBytes = batch.commit() + captureBytes + LatencyHistogram.allocatedBytes
+        baseBytes = batch.commit() + mixBusBytes + captureBytes + LatencyHistogram.allocatedBytes
             + MemoryLayout<SourceSlot>.stride * config.maxSources + MemoryLayout<EngineCore>.stride
         capture = link
         controlLock = lock
@@ -134,7 +145,7 @@ struct EngineCore: ~Copyable {
         outputFormat = Atomic(EngineCore.packFormat(sampleRate: config.sampleRate, channels: config.channels))
         self.slots = slots
         self.slotControl = slotControl
-        self.mix = mix
+        self.mixBus = mixBus
         self.domainCurves = domainCurves
         callGainTarget = AtomicFloat(1)
         mediaGainTarget = AtomicFloat(1)
@@ -170,13 +181,12 @@ struct EngineCore: ~Copyable {
         }
         Allocation.destroy(slots, count: config.maxSources)
         Allocation.free(slotControl)
-        Allocation.free(mix)
+        Allocation.destroy(mixBus)
         Allocation.free(domainCurves)
         Allocation.free(renderState)
         Allocation.free(controlState)
         Allocation.destroy(capture)
         Allocation.free(clock)
-        Allocation.free(ducker.pointee.bus)
         Allocation.free(ducker.pointee.curve)
         Allocation.free(ducker)
         Allocation.free(callMonitors)

@@ -5,10 +5,10 @@ import CRTMixSupport
 ///
 /// Detection runs on the call sum of the current block (call sources at
 /// their source × call domain gains, before the media is added): with
-/// ducking on and call sources present, the renderer sums media sources on
-/// a bus of their own (`bus`, or the capture path's media bus), so the
-/// call sum is known before the media is scaled, with no one-block lag
-/// (except a new call source's first block, see `busForBlock`). Voice is active while
+/// ducking on and call sources present, the `MixBus` sums media sources on
+/// its media bus, so the call sum is known before the media is scaled,
+/// with no one-block lag (except a new call source's first block, see
+/// `wantsCallSum`). Voice is active while
 /// the block's RMS reaches `threshold` (-45 dBFS: above typical comfort
 /// noise, far below speech), and stays active for `holdMs` after it falls
 /// below (the gaps between words do not pump the music).
@@ -29,9 +29,6 @@ struct Ducker {
     let depth: Float
     let attackMs: Float
     let releaseMs: Float
-    /// maxFrames × 2: the media bus when the capture path has none (nil
-    /// when ducking is off).
-    let bus: UnsafeMutablePointer<Float>?
     /// maxFrames: per-frame duck gains of the current block (nil when off).
     let curve: UnsafeMutablePointer<Float>?
     /// The gain now (1 = not ducked).
@@ -41,28 +38,27 @@ struct Ducker {
     /// The previous block mixed a call source.
     var callSeen = false
 
-    /// `bus` (maxFrames × 2 floats, zeroed) and `curve` (maxFrames
-    /// floats) are allocated by the engine (failably, counted against its
-    /// memory cap) when ducking is on (`config.duckDepthDb < 0`), nil
-    /// otherwise; the engine frees them.
-    init(config: EngineConfig, bus: UnsafeMutablePointer<Float>?, curve: UnsafeMutablePointer<Float>?) {
+    /// `curve` (maxFrames floats) is allocated by the engine (failably,
+    /// counted against its memory cap) when ducking is on
+    /// (`config.duckDepthDb < 0`), nil otherwise; the engine frees it.
+    init(config: EngineConfig, curve: UnsafeMutablePointer<Float>?) {
         depth = config.duckDepthDb < 0 ? rtmix_support_db_to_linear(config.duckDepthDb) : 1
         attackMs = config.duckAttackMs
         releaseMs = config.duckReleaseMs
-        self.bus = depth < 1 ? bus : nil
         self.curve = depth < 1 ? curve : nil
     }
 
     var enabled: Bool { @_noLocks get { depth < 1 } }
 
-    /// The bus media should be summed on in this block: only while there
-    /// is something to duck for (a call source in the previous block) or
-    /// the duck is still releasing. Without call sources, media is mixed
-    /// exactly as with ducking off. A call source's first block is thus
-    /// not examined: its voice is detected from its second block (one
-    /// block later, within the attack time at 10 ms blocks).
-    var busForBlock: UnsafeMutablePointer<Float>? {
-        @_noLocks get { callSeen || gain < 1 ? bus : nil }
+    /// This block's call sum is needed (the `MixBus` then keeps media on
+    /// its bus): only with ducking on, while there is something to duck
+    /// for (a call source in the previous block) or the duck is still
+    /// releasing. Without call sources, media is mixed exactly as with
+    /// ducking off. A call source's first block is thus not examined: its
+    /// voice is detected from its second block (one block later, within
+    /// the attack time at 10 ms blocks).
+    var wantsCallSum: Bool {
+        @_noLocks get { enabled && (callSeen || gain < 1) }
     }
 
     /// Voice activity of one block of the call sum (`samples` interleaved

@@ -25,7 +25,7 @@ extension EngineCore {
     }
 
     /// As `render`, converted to int16 with saturation (mixes in the
-    /// engine's own bus first).
+    /// mix bus's own buffer first).
     @_noLocks
     static func renderS16(_ e: UnsafeMutablePointer<EngineCore>, into out: UnsafeMutablePointer<Int16>,
                           frames: Int, capacity: Int? = nil) -> Int32 {
@@ -34,8 +34,9 @@ extension EngineCore {
             out.update(repeating: 0, count: failedRenderZeroCount(e, frames: frames, capacity: capacity))
             return status
         }
-        renderClaimed(e, into: e.pointee.mix, frames: frames)
-        Mixing.convertToS16(e.pointee.mix, out, count: frames * e.pointee.renderState.pointee.channels)
+        let mix = e.pointee.mixBus.pointee.own
+        renderClaimed(e, into: mix, frames: frames)
+        Mixing.convertToS16(mix, out, count: frames * e.pointee.renderState.pointee.channels)
         endRender(e)
         return 0
     }
@@ -97,7 +98,6 @@ extension EngineCore {
 
         let rs = e.pointee.renderState
         let channels = rs.pointee.channels
-        out.update(repeating: 0, count: frames * channels)
         let blockNs = UInt64(frames) &* 1_000_000_000 / UInt64(rs.pointee.sampleRate)
 
         // A stall (no render call for several block periods: the host
@@ -122,21 +122,19 @@ extension EngineCore {
         let mediaGain = prepareDomain(&rs.pointee.mediaRamp, target: e.pointee.mediaGainTarget.load(),
                                       curve: mediaCurve, frames: frames)
 
-        // With the capture path on, media sources are summed on their own
-        // bus first (source gains only): that sum is what may be published,
-        // and the local media volume is applied to it below.
-        // With ducking on, media waits on a bus too, so the call sum is
-        // known before the media is scaled (see Ducker).
-        let mediaBus: UnsafeMutablePointer<Float>? = e.pointee.capture?.pointee.tap.pointee.mediaBus
-            ?? e.pointee.ducker.pointee.busForBlock
-        if let bus = mediaBus { bus.update(repeating: 0, count: frames * channels) }
+        // The mix bus: call sources into `out`; media too, or on the media
+        // bus when the block needs the media sum on its own (capture path:
+        // published; ducking: the call sum first). See MixBus.
+        let bus = e.pointee.mixBus
+        let ducker = e.pointee.ducker
+        bus.pointee.begin(output: out, frames: frames, channels: channels,
+                          duckerWaits: ducker.pointee.wantsCallSum)
 
         var underruns = 0
         let block = BlockContext(frames: frames, outChannels: channels, outputRate: rs.pointee.sampleRate,
                                  fadeFrames: rs.pointee.fadeFrames, resumed: resumed,
                                  interruptionEnded: interruptionEnded, interrupted: interrupted,
                                  renderTimeNs: now, blockNs: blockNs)
-        var callMixed = false
         for i in 0..<e.pointee.config.maxSources {
             let slot = e.pointee.slots + i
             guard let (source, removing) = SlotLifecycle.visit(slot) else { continue }
@@ -147,16 +145,13 @@ extension EngineCore {
                 continue
             }
             let isCall = source.pointee.isCall
-            let onBus = !isCall && mediaBus != nil
-            let result = mixSource(source, removing: removing,
-                                   into: onBus ? mediaBus.unsafelyUnwrapped : out,
-                                   domainGain: onBus ? 1 : (isCall ? callGain : mediaGain),
+            let route = bus.pointee.route(isCall: isCall, domainGain: isCall ? callGain : mediaGain)
+            let result = mixSource(source, removing: removing, into: route.into, domainGain: route.gain,
                                    domainCurve: isCall ? callCurve : mediaCurve, block)
             underruns += result.underrunFrames
             let id = slot.pointee.id.load(ordering: .relaxed)
             reportSourceEvents(e, source, id: id, result, frameTime: frameTime)
             if isCall {
-                callMixed = true
                 monitorCallAudio(e, slot: i, source, id: id, result, frames: frames,
                                  callGain: callGain ?? rs.pointee.callRamp.current, frameTime: frameTime)
             }
@@ -166,20 +161,20 @@ extension EngineCore {
             }
         }
 
-        if let bus = mediaBus {
-            // `out` holds the call sources only here.
-            let localMedia = duckMedia(e, callSum: callMixed ? out : nil, frames: frames, channels: channels,
+        if bus.pointee.mediaOnBus {
+            // `out` holds the call sources only here (`callSum`).
+            let localMedia = duckMedia(e, callSum: bus.pointee.callSum, frames: frames, channels: channels,
                                        mediaGain: mediaGain, mediaCurve: mediaCurve)
-            addMediaBus(bus, into: out, frames: frames, channels: channels, gain: localMedia, curve: mediaCurve)
+            bus.pointee.combine(gain: localMedia, curve: mediaCurve)
         }
-        e.pointee.ducker.pointee.callSeen = callMixed
+        ducker.pointee.callSeen = bus.pointee.callMixed
 
         let wasLimiting = rs.pointee.limiter.reduction > 0
         let report = rs.pointee.limiter.process(out, frames: frames, channels: channels)
-        if let link = e.pointee.capture {
-            // The echo reference: exactly what is played.
+        if let link = e.pointee.capture, let media = bus.pointee.publishedMedia {
+            // The echo reference: exactly what is played; and the media sum.
             let tap = link.pointee.tap  // a pointer copy: see processCapture
-            let (written, lost) = tap.pointee.write(output: out, channels: channels, frames: frames,
+            let (written, lost) = tap.pointee.write(output: out, media: media, channels: channels, frames: frames,
                                                     ring: link.pointee.ring)
             if lost > 0 { link.pointee.referenceOverflow.add(lost) }
             tap.pointee.framesWritten &+= UInt64(written)
@@ -218,24 +213,6 @@ extension EngineCore {
 
         inPass.pointee = nil
         e.pointee.passes.leave(nowNs: e.pointee.now(), blockNs: blockNs)
-    }
-
-    /// Adds the media bus to the mix at the media domain gain (constant, or
-    /// per frame from `curve`).
-    @_noLocks
-    static func addMediaBus(_ bus: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, frames: Int,
-                            channels: Int, gain: Float?, curve: UnsafePointer<Float>) {
-        if let g = gain {
-            if g == 0 { return }
-            for i in 0..<(frames * channels) { out[i] += bus[i] * g }
-        } else if channels == 2 {
-            for f in 0..<frames {
-                out[2 * f] += bus[2 * f] * curve[f]
-                out[2 * f + 1] += bus[2 * f + 1] * curve[f]
-            }
-        } else {
-            for f in 0..<frames { out[f] += bus[f] * curve[f] }
-        }
     }
 
     /// Posts the events one source's block produced, and the producer-side
