@@ -237,8 +237,9 @@ typedef struct rtmix_source_config {
                                it keeps is its own. (2) Drift is shown by
                                the producer's rate (frames delivered vs
                                render time, sampled at each 0.5 s
-                               window's low-water mark, 2 s after a start
-                               and over >= 10 s; at least 50 ppm and 5
+                               window's low-water mark and at its mean,
+                               2 s after a start and over >= 10 s; the
+                               more significant line; at least 50 ppm and 5
                                standard errors from 0) or by its level
                                leaving its settled level by more than
                                max(10 ms, 2 x its own burst swing) in

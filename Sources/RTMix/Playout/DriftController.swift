@@ -165,13 +165,17 @@ struct DriftController {
     /// Output time and frames delivered at this window's low-water mark.
     var windowMinTime: Double = 0
     var windowMinArrived: Double = 0
-    // drift regression (x: output seconds, y: frames delivered), centred
+    // drift regressions (x: output seconds, y: frames delivered)
     var time: Double = 0
-    var weight: Double = 0
-    var meanX: Double = 0
-    var meanY: Double = 0
-    var cxx: Double = 0
-    var cxy: Double = 0
+    /// Sampled at each window's low-water mark (bursty producers).
+    var atLowWater = ArrivalRegression()
+    /// Sampled at each window's mean (jittery packet streams).
+    var atMean = ArrivalRegression()
+    /// Sums over the current window's blocks: output time and frames
+    /// delivered.
+    var windowTimeSum: Double = 0
+    var windowArrivedSum: Double = 0
+    var windowBlocks: Double = 0
     var regressionAge: Double = 0
     /// Output time since the last restart (the regression waits `settleSeconds`).
     var sinceRestart: Double = 0
@@ -182,7 +186,6 @@ struct DriftController {
     /// The estimate's standard error (fraction), from the regression's
     /// residuals: the producer's own jitter, seen at its low-water marks.
     var estimateSigma: Double = 0
-    var cyy: Double = 0
     // control
     /// Control is on (rule 2); false: the correction is (heading to) 0.
     var engaged = false
@@ -306,9 +309,15 @@ struct DriftController {
     var estimatePpm: Double {
         @_noLocks get { significant || (engaged && estimateValid) ? estimate * 1_000_000 : 0 }
     }
-    /// The estimate is valid and significantly different from 0.
+    /// The estimate is valid and significantly different from 0: at least
+    /// `engagePpm` and `significance` standard errors (a producer whose
+    /// level never moves has a perfectly straight line, a standard error
+    /// of 0, and a slope that differs from 1 by rounding only).
     var significant: Bool {
-        @_noLocks get { estimateValid && abs(estimate) >= DriftController.significance * estimateSigma }
+        @_noLocks get {
+            estimateValid && abs(estimate) >= DriftController.engagePpm
+                && abs(estimate) >= DriftController.significance * estimateSigma
+        }
     }
     var saturated: Bool { @_noLocks get { secondsAtLimit >= 1 } }
     /// The dead band around the anchor, frames (rule 2).
@@ -330,6 +339,9 @@ struct DriftController {
             windowMinArrived = consumed + level
         }
         windowMax = max(windowMax, level)
+        windowTimeSum += time + windowElapsed
+        windowArrivedSum += consumed + level
+        windowBlocks += 1
         windowElapsed += blockSeconds
         let w = DriftController.windowSeconds
         current = from + (to - from) * min(1, windowElapsed / w)
@@ -354,7 +366,12 @@ struct DriftController {
         if isDip { observeDip(dip) }
         observeSpan(windowMax - windowMin)
         lastWindowMax = windowMax
-        observeArrivals(windowMinArrived, at: windowMinTime, elapsed: elapsed, skip: isDip)
+        observeArrivals(windowMinArrived, at: windowMinTime,
+                        mean: windowBlocks > 0 ? (windowArrivedSum / windowBlocks, windowTimeSum / windowBlocks) : nil,
+                        elapsed: elapsed, skip: isDip)
+        windowTimeSum = 0
+        windowArrivedSum = 0
+        windowBlocks = 0
         let p2p = windowMax - windowMin
         if lastLowWater < 0 {
             lastLowWater = windowMin
@@ -435,7 +452,7 @@ struct DriftController {
         } else {
             levelMean += (lastWindowMin - levelMean) / n
         }
-        if significant && abs(estimate) >= DriftController.engagePpm { return true }
+        if significant { return true }
         // A producer slower than the render clock whose level is already
         // below the target heads for an underrun: 3 standard errors suffice.
         if estimateValid && estimate <= -DriftController.engagePpm && -estimate >= 3 * estimateSigma
@@ -477,12 +494,8 @@ struct DriftController {
 
     @_noLocks
     mutating func resetRegression() {
-        weight = 0
-        meanX = 0
-        meanY = 0
-        cxx = 0
-        cxy = 0
-        cyy = 0
+        atLowWater.reset()
+        atMean.reset()
         regressionAge = 0
         sinceRestart = 0
     }
@@ -495,16 +508,25 @@ struct DriftController {
         levelMean = -1
     }
 
-    /// Adds one window's sample to the regression: the frames the producer
-    /// had delivered (`arrived`) at the moment of the window's low-water
-    /// mark (`at`, output seconds). Sampling at the low-water mark takes the
-    /// producer's bursts and jitter out of the line (a 4096-frame decoder
-    /// refilling at its threshold sits at the same point of its sawtooth
-    /// every time): sampling every block instead left ±60 ppm of noise after
-    /// 10 s. The first `settleSeconds` after a (re)start are left out: a
-    /// producer filling the ring at the start would tilt the line.
+    /// Adds one window's samples to the regressions: the frames the
+    /// producer had delivered (`arrived`) at the moment of the window's
+    /// low-water mark (`at`, output seconds), and the window's mean of the
+    /// frames delivered against its mean time (`mean`). Sampling at the
+    /// low-water mark takes a bursty producer's sawtooth out of the line (a
+    /// 4096-frame decoder refilling at its threshold sits at the same point
+    /// of it every time: sampling every block instead left ±60 ppm of noise
+    /// after 10 s); the window's mean averages a jittery packet stream's
+    /// level over its 50 blocks (its minimum moves by whole packets and
+    /// stays put between steps, so its line reads exactly the nominal rate
+    /// until a step: a −500 ppm voice with ±10 ms jitter showed its drift
+    /// only after ~21 s, by when it had run dry; with the mean it shows it
+    /// at ~12 s). The estimate is the slope that lies more standard errors
+    /// from the nominal rate. The first `settleSeconds` after a (re)start
+    /// are left out: a producer filling the ring at the start would tilt
+    /// the line.
     @_noLocks
-    mutating func observeArrivals(_ arrived: Double, at t: Double, elapsed: Double, skip: Bool = false) {
+    mutating func observeArrivals(_ arrived: Double, at t: Double, mean: (arrived: Double, at: Double)? = nil,
+                                  elapsed: Double, skip: Bool = false) {
         time += elapsed
         if sinceRestart < DriftController.settleSeconds {
             sinceRestart += elapsed
@@ -513,23 +535,15 @@ struct DriftController {
         regressionAge += elapsed
         if skip { return }
         let lambda = 1 - elapsed / DriftController.regressionSeconds
-        weight = weight * lambda + 1
-        let dx = t - meanX
-        meanX += dx / weight
-        let dy = arrived - meanY
-        meanY += dy / weight
-        cxx = lambda * cxx + dx * (t - meanX)
-        cxy = lambda * cxy + dx * (arrived - meanY)
-        cyy = lambda * cyy + dy * (arrived - meanY)
-        if regressionAge >= DriftController.warmupSeconds && cxx > 0 && weight > 4 {
-            let next = max(-0.01, min(0.01, cxy / cxx / sampleRate - 1))
-            estimateValid = true
-            estimate = next
-            // Standard error of the slope from the residuals about the line.
-            let residual = max(0, cyy - cxy * cxy / cxx) / (weight - 2)
-            let variance = residual / cxx
-            estimateSigma = _unsafePerformance { rtmix_support_sqrt(variance) } / sampleRate
-        }
+        atLowWater.add(x: t, y: arrived, lambda: lambda)
+        if let m = mean { atMean.add(x: m.at, y: m.arrived, lambda: lambda) }
+        guard regressionAge >= DriftController.warmupSeconds,
+              var best = atLowWater.fit(sampleRate: sampleRate) else { return }
+        if let other = atMean.fit(sampleRate: sampleRate),
+           abs(other.slope - 1) * best.sigma > abs(best.slope - 1) * other.sigma { best = other }
+        estimateValid = true
+        estimate = max(-0.01, min(0.01, best.slope - 1))
+        estimateSigma = best.sigma
     }
 
     /// The producer is pacing itself on the ring (its pushes were refused:
@@ -563,6 +577,9 @@ struct DriftController {
         windowMin = .infinity
         windowMax = -.infinity
         windowElapsed = 0
+        windowTimeSum = 0
+        windowArrivedSum = 0
+        windowBlocks = 0
         from = current
         to = engaged ? current : 0
         resetRegression()
@@ -573,4 +590,42 @@ struct DriftController {
         startCheck()
         checkStartLevel = -1
     }
+}
+
+/// An exponentially weighted linear regression of the frames a producer
+/// delivered (y) against output time (x, seconds), centred, with the
+/// slope's standard error from the residuals about the line.
+struct ArrivalRegression {
+    var weight: Double = 0
+    var meanX: Double = 0
+    var meanY: Double = 0
+    var cxx: Double = 0
+    var cxy: Double = 0
+    var cyy: Double = 0
+
+    /// Adds a point; older points weigh `lambda` times less.
+    @_noLocks
+    mutating func add(x: Double, y: Double, lambda: Double) {
+        weight = weight * lambda + 1
+        let dx = x - meanX
+        meanX += dx / weight
+        let dy = y - meanY
+        meanY += dy / weight
+        cxx = lambda * cxx + dx * (x - meanX)
+        cxy = lambda * cxy + dx * (y - meanY)
+        cyy = lambda * cyy + dy * (y - meanY)
+    }
+
+    /// The slope over `sampleRate` (1: the nominal rate) and its standard
+    /// error, once the line has enough points; nil before.
+    @_noLocks
+    func fit(sampleRate: Double) -> (slope: Double, sigma: Double)? {
+        guard cxx > 0 && weight > 4 else { return nil }
+        let residual = max(0, cyy - cxy * cxy / cxx) / (weight - 2)
+        let sigma: Double = _unsafePerformance { rtmix_support_sqrt(residual / cxx) }
+        return (cxy / cxx / sampleRate, sigma / sampleRate)
+    }
+
+    @_noLocks
+    mutating func reset() { self = ArrivalRegression() }
 }
