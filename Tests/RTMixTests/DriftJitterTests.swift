@@ -20,7 +20,7 @@ import RTMixSignals
 /// every low-water mark stays near its effective target; media hold their
 /// 100 ms and estimate within ±20 ppm.
 final class DriftJitterTests: XCTestCase {
-    enum Jitter: String { case uniform, bursts, late, media }
+    enum Jitter: String { case uniform, bursts, late, media, step }
 
     struct Producer {
         var id: SourceID
@@ -50,17 +50,21 @@ final class DriftJitterTests: XCTestCase {
         /// second of the run (ppm).
         var maxCorrectionPpm: [Float]
         var maxEstimatePpm: [Float]
+        /// Seconds in which the correction read non-zero, and the last one.
+        var secondsCorrected: [Int]
+        var lastCorrectedSecond: [Int]
     }
 
     /// One engine, the three voice models and a media source at each drift
     /// of `ppms`, for `seconds` of audio (10 ms render blocks).
-    func simulate(ppms: [Double], seconds: Int, seed: UInt64) throws -> Run {
+    func simulate(ppms: [Double], seconds: Int, seed: UInt64,
+                  voices: [Jitter] = [.uniform, .bursts, .late]) throws -> Run {
         let clock = SimClock()
         let e = try Engine({ var c = EngineConfig(); c.maxSources = 8; return c }())
         try clock.install(on: e)
         var producers: [Producer] = []
         for ppm in ppms {
-            for jitter in [Jitter.uniform, .bursts, .late] {
+            for jitter in voices {
                 let id = try e.addSource(SourceConfig(domain: .call, sampleRate: 16_000, channels: 1))
                 producers.append(Producer(id: id, rate: 16_000, channels: 1, ppm: ppm, chunk: 160, jitter: jitter))
             }
@@ -77,7 +81,8 @@ final class DriftJitterTests: XCTestCase {
                       primedUnderruns: Array(repeating: 0, count: n), firstHoldUnderruns: Array(repeating: 0, count: n),
                       worstLevelErrorMs: Array(repeating: 0, count: n), maxEffectiveMs: Array(repeating: 0, count: n),
                       maxBufferedMs: Array(repeating: 0, count: n), maxCorrectionPpm: Array(repeating: 0, count: n),
-                      maxEstimatePpm: Array(repeating: 0, count: n))
+                      maxEstimatePpm: Array(repeating: 0, count: n),
+                      secondsCorrected: Array(repeating: 0, count: n), lastCorrectedSecond: Array(repeating: -1, count: n))
         for block in 0..<(seconds * 100) {
             let now = Double(block) / 100
             for i in producers.indices {
@@ -90,6 +95,11 @@ final class DriftJitterTests: XCTestCase {
                         var arrival = p.next + 0.010
                         switch p.jitter {
                         case .uniform: arrival += (Double(rng.unit()) * 2 - 1) * 0.010
+                        case .step:
+                            // Uniform jitter, and the delivery delay steps
+                            // by +10 ms at 30 s and back at 150 s.
+                            arrival += (Double(rng.unit()) * 2 - 1) * 0.010
+                            if p.next >= 30 && p.next < 150 { arrival += 0.010 }
                         case .bursts:
                             let phase = p.next.truncatingRemainder(dividingBy: 2)
                             if phase < 0.060 { arrival = p.next - phase + 0.060 + 0.010 }
@@ -122,6 +132,10 @@ final class DriftJitterTests: XCTestCase {
                     let s = try e.stats(for: p.id)
                     run.maxCorrectionPpm[i] = max(run.maxCorrectionPpm[i], abs(s.driftPpm))
                     run.maxEstimatePpm[i] = max(run.maxEstimatePpm[i], abs(s.driftEstimatePpm))
+                    if s.driftPpm != 0 {
+                        run.secondsCorrected[i] += 1
+                        run.lastCorrectedSecond[i] = block / 100
+                    }
                     guard block >= 60 * 100 else { continue }
                     run.worstLevelErrorMs[i] = max(run.worstLevelErrorMs[i], abs(Double(s.lowWaterMs - s.effectiveTargetMs)))
                     run.maxEffectiveMs[i] = max(run.maxEffectiveMs[i], s.effectiveTargetMs)
@@ -152,7 +166,7 @@ final class DriftJitterTests: XCTestCase {
             // Measured (600 s, seed 17, 2026-11-26; before the adaptive
             // target, bursts underran in 69 / 62 episodes and late in 1 / 2).
             switch p.jitter {
-            case .uniform, .media:
+            case .uniform, .media, .step:
                 // No gap at all, the target is never raised.
                 XCTAssertEqual(s.underrunEvents, 0, "\(p.jitter) \(p.ppm) ppm: an underrun")
                 XCTAssertEqual(s.effectiveTargetMs, s.targetMs, "\(p.jitter) \(p.ppm) ppm: target raised")
@@ -199,30 +213,39 @@ final class DriftJitterTests: XCTestCase {
     /// Rule 1 under delivery jitter: producers on the render clock (0 ppm)
     /// whose packets arrive with uniform ±10 ms jitter, and a decoder
     /// pushing 4096-frame bursts, are never corrected and never show
-    /// drift. Both drift regressions (window low-water marks and window
-    /// means) must stay below significance for the whole run. Measured
+    /// drift: both drift regressions (window low-water marks and window
+    /// means) stay below significance for the whole run. Measured
     /// 2026-11-26 (600 s, seeds 17, 18, 19): largest correction 0 ppm and
-    /// published estimate 0 ppm for all six.
+    /// published estimate 0 ppm.
     ///
-    /// Not asserted, because it fails (before and after the window-mean
-    /// regression alike): the `bursts` and `late` voices on the render
-    /// clock are corrected by up to 1372 / 1374 ppm. Their packets come
-    /// with no jitter besides the holds, and after ~17 s their level
-    /// settles one packet lower for good (a delivery-delay step); both
-    /// lines read the step as a slope at 3-5 standard errors. Recorded as
-    /// an open problem in docs/source-timing.md.
+    /// What is not met (docs/source-timing.md): a one-time step of the
+    /// delivery delay reads as drift for a while. `step` (uniform jitter,
+    /// the delay 10 ms longer from 30 s to 150 s), and `bursts` and `late`
+    /// (no jitter besides the holds or the late packet; after ~17 s their
+    /// packets land one block later for good, which the simulation's exact
+    /// arrival times make happen) were corrected by up to 968-972 / 1372 /
+    /// 1374 ppm for 136-138 / 241 / 241 s (the code before the
+    /// window-mean regression did the same: 1174 / 1372 / 1374 ppm); rule
+    /// 4 then released them and the correction stayed exactly 0 from
+    /// 167-169 / 259 / 277 s on. Asserted: that they come back to exactly
+    /// 0 and stay there (nothing after 400 s).
     func testJitteryProducersOnTheRenderClockAreNeverCorrected() throws {
         let seconds = Int(ProcessInfo.processInfo.environment["RTMIX_DRIFT_GAP_SECONDS"] ?? "") ?? 600
         for seed: UInt64 in [17, 18, 19] {
-            let run = try simulate(ppms: [0], seconds: seconds, seed: seed)
+            let run = try simulate(ppms: [0], seconds: seconds, seed: seed, voices: [.uniform, .step, .bursts, .late])
             for (i, p) in run.producers.enumerated() {
                 let s = try run.engine.stats(for: p.id)
-                print(String(format: "DriftJitterTests: render clock, seed %d, %@: largest correction %.1f ppm, largest estimate %.1f ppm, underrun events %d, low-water %.1f ms",
-                             seed, p.jitter.rawValue, run.maxCorrectionPpm[i], run.maxEstimatePpm[i], s.underrunEvents, s.lowWaterMs))
-                guard p.jitter == .uniform || p.jitter == .media else { continue }
-                XCTAssertEqual(run.maxCorrectionPpm[i], 0, "seed \(seed) \(p.jitter): corrected on the render clock")
-                XCTAssertEqual(run.maxEstimatePpm[i], 0, "seed \(seed) \(p.jitter): drift shown on the render clock")
-                XCTAssertEqual(s.underrunEvents, 0, "seed \(seed) \(p.jitter): an underrun")
+                print(String(format: "DriftJitterTests: render clock, seed %d, %@: largest correction %.1f ppm, largest estimate %.1f ppm, corrected for %d s (last at %d s), correction at the end %.1f ppm, underrun events %d, low-water %.1f ms",
+                             seed, p.jitter.rawValue, run.maxCorrectionPpm[i], run.maxEstimatePpm[i], run.secondsCorrected[i],
+                             run.lastCorrectedSecond[i], s.driftPpm, s.underrunEvents, s.lowWaterMs))
+                if p.jitter == .uniform || p.jitter == .media {
+                    XCTAssertEqual(run.maxCorrectionPpm[i], 0, "seed \(seed) \(p.jitter): corrected on the render clock")
+                    XCTAssertEqual(run.maxEstimatePpm[i], 0, "seed \(seed) \(p.jitter): drift shown on the render clock")
+                    XCTAssertEqual(s.underrunEvents, 0, "seed \(seed) \(p.jitter): an underrun")
+                } else if seconds >= 600 {
+                    XCTAssertLessThan(run.lastCorrectedSecond[i], 400, "seed \(seed) \(p.jitter): still corrected")
+                    XCTAssertEqual(s.driftPpm, 0, "seed \(seed) \(p.jitter): corrected at the end")
+                }
             }
         }
     }
@@ -235,3 +258,4 @@ final class DriftJitterTests: XCTestCase {
         XCTAssertEqual(taken, p.chunk, "a push was refused or cut")
     }
 }
+
