@@ -240,8 +240,10 @@ typedef struct rtmix_source_config {
                                window's low-water mark and at its mean,
                                2 s after a start and over >= 10 s; the
                                more significant line; at least 50 ppm and 5
-                               standard errors from 0) or by its level
-                               leaving its settled level by more than
+                               standard errors from 0, and the last 20 s
+                               a ramp, not a step: a one-time change of
+                               the delivery delay is not drift) or by its
+                               level leaving its settled level by more than
                                max(10 ms, 2 x its own burst swing) in
                                the direction of the rate. (3) Then the
                                source is resampled by the estimate (at

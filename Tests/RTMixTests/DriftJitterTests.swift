@@ -211,24 +211,21 @@ final class DriftJitterTests: XCTestCase {
     }
 
     /// Rule 1 under delivery jitter: producers on the render clock (0 ppm)
-    /// whose packets arrive with uniform ±10 ms jitter, and a decoder
-    /// pushing 4096-frame bursts, are never corrected and never show
-    /// drift: both drift regressions (window low-water marks and window
-    /// means) stay below significance for the whole run. Measured
-    /// 2026-11-26 (600 s, seeds 17, 18, 19): largest correction 0 ppm and
-    /// published estimate 0 ppm.
-    ///
-    /// What is not met (docs/source-timing.md): a one-time step of the
-    /// delivery delay reads as drift for a while. `step` (uniform jitter,
-    /// the delay 10 ms longer from 30 s to 150 s), and `bursts` and `late`
-    /// (no jitter besides the holds or the late packet; after ~17 s their
-    /// packets land one block later for good, which the simulation's exact
-    /// arrival times make happen) were corrected by up to 968-972 / 1372 /
-    /// 1374 ppm for 136-138 / 241 / 241 s (the code before the
-    /// window-mean regression did the same: 1174 / 1372 / 1374 ppm); rule
-    /// 4 then released them and the correction stayed exactly 0 from
-    /// 167-169 / 259 / 277 s on. Asserted: that they come back to exactly
-    /// 0 and stay there (nothing after 400 s).
+    /// are never corrected and never show drift, whatever their delivery:
+    /// - uniform: ±10 ms jitter;
+    /// - step: ±10 ms jitter, the delay 10 ms longer from 30 s to 150 s;
+    /// - bursts, late: no jitter besides the holds or the late packet; after
+    ///   ~17 s their packets land one block later for good (the
+    ///   simulation's exact arrival times flip to the next block): a
+    ///   delivery-delay step too;
+    /// - media: 4096-frame decoder bursts.
+    /// A one-time delay step tilts the 30 s regressions for a minute or
+    /// more; rule 2's step-versus-ramp test keeps it from counting as
+    /// drift. Measured 2026-11-26 (600 s, seeds 17, 18, 19): largest
+    /// correction and published estimate 0 ppm for all of them. Before the
+    /// test: step, bursts and late were corrected by up to 968-972 / 1372
+    /// / 1374 ppm for 136-138 / 241 / 241 s (published estimates up to
+    /// 380 / 594 / 818 ppm), then released by rule 4.
     func testJitteryProducersOnTheRenderClockAreNeverCorrected() throws {
         let seconds = Int(ProcessInfo.processInfo.environment["RTMIX_DRIFT_GAP_SECONDS"] ?? "") ?? 600
         for seed: UInt64 in [17, 18, 19] {
@@ -238,13 +235,10 @@ final class DriftJitterTests: XCTestCase {
                 print(String(format: "DriftJitterTests: render clock, seed %d, %@: largest correction %.1f ppm, largest estimate %.1f ppm, corrected for %d s (last at %d s), correction at the end %.1f ppm, underrun events %d, low-water %.1f ms",
                              seed, p.jitter.rawValue, run.maxCorrectionPpm[i], run.maxEstimatePpm[i], run.secondsCorrected[i],
                              run.lastCorrectedSecond[i], s.driftPpm, s.underrunEvents, s.lowWaterMs))
-                if p.jitter == .uniform || p.jitter == .media {
-                    XCTAssertEqual(run.maxCorrectionPpm[i], 0, "seed \(seed) \(p.jitter): corrected on the render clock")
-                    XCTAssertEqual(run.maxEstimatePpm[i], 0, "seed \(seed) \(p.jitter): drift shown on the render clock")
+                XCTAssertEqual(run.maxCorrectionPpm[i], 0, "seed \(seed) \(p.jitter): corrected on the render clock")
+                XCTAssertEqual(run.maxEstimatePpm[i], 0, "seed \(seed) \(p.jitter): drift shown on the render clock")
+                if p.jitter == .uniform || p.jitter == .media || p.jitter == .step {
                     XCTAssertEqual(s.underrunEvents, 0, "seed \(seed) \(p.jitter): an underrun")
-                } else if seconds >= 600 {
-                    XCTAssertLessThan(run.lastCorrectedSecond[i], 400, "seed \(seed) \(p.jitter): still corrected")
-                    XCTAssertEqual(s.driftPpm, 0, "seed \(seed) \(p.jitter): corrected at the end")
                 }
             }
         }

@@ -17,10 +17,13 @@ import CRTMixSupport
 ///    host holds one block, below any target): the target is not imposed
 ///    on a producer that has shown no drift.
 /// 2. **Drift is shown by the producer's rate or by its level.** The rate:
-///    an exponentially weighted linear regression (time constant
-///    `regressionSeconds`) of the frames pushed against render time; after
-///    `warmupSeconds` its slope over the nominal rate, minus 1, is the drift
-///    estimate, and |estimate| ≥ `engagePpm` engages control. The level:
+///    exponentially weighted linear regressions (time constant
+///    `regressionSeconds`) of the frames pushed against render time,
+///    sampled at each window's low-water mark and at its mean; after
+///    `warmupSeconds` the more significant slope over the nominal rate,
+///    minus 1, is the drift estimate, and |estimate| ≥ `engagePpm` at
+///    `significance` standard errors engages control, if the last 20 s
+///    show a ramp rather than a step (`DeliveryHistory`). The level:
 ///    the low-water mark (least audio buffered in each `windowSeconds`
 ///    window, smoothed over `smoothingWindows` windows) leaving its anchor
 ///    (the level the producer settled at) by more than the dead band
@@ -171,6 +174,9 @@ struct DriftController {
     var atLowWater = ArrivalRegression()
     /// Sampled at each window's mean (jittery packet streams).
     var atMean = ArrivalRegression()
+    /// The last 20 s of both samplings, for the step-versus-ramp test.
+    var lowWaterHistory = DeliveryHistory()
+    var meanHistory = DeliveryHistory()
     /// Sums over the current window's blocks: output time and frames
     /// delivered.
     var windowTimeSum: Double = 0
@@ -315,10 +321,18 @@ struct DriftController {
     /// of 0, and a slope that differs from 1 by rounding only).
     var significant: Bool {
         @_noLocks get {
-            estimateValid && abs(estimate) >= DriftController.engagePpm
+            estimateValid && rampShown && abs(estimate) >= DriftController.engagePpm
                 && abs(estimate) >= DriftController.significance * estimateSigma
         }
     }
+    /// The last 20 s of delivery show a ramp in the estimate's direction,
+    /// not a step (`DeliveryHistory.showsRamp`): a rate counts only then. A
+    /// one-time change of the delivery delay tilts the 30 s lines for a
+    /// minute or more (measured: a render-clock voice whose delay grew by
+    /// 10 ms read −372 ppm and was corrected by up to 970 ppm for 137 s;
+    /// jitter-free packet streams whose packets came one block later for
+    /// good, up to 1374 ppm for 241 s).
+    var rampShown = false
     var saturated: Bool { @_noLocks get { secondsAtLimit >= 1 } }
     /// The dead band around the anchor, frames (rule 2).
     var band: Double {
@@ -455,7 +469,7 @@ struct DriftController {
         if significant { return true }
         // A producer slower than the render clock whose level is already
         // below the target heads for an underrun: 3 standard errors suffice.
-        if estimateValid && estimate <= -DriftController.engagePpm && -estimate >= 3 * estimateSigma
+        if rampShown && estimate <= -DriftController.engagePpm && -estimate >= 3 * estimateSigma
             && lastLowWater < targetFrames {
             return true
         }
@@ -487,6 +501,7 @@ struct DriftController {
         releases += 1
         estimateValid = false
         estimate = 0
+        rampShown = false
         resetRegression()
         resetAnchor()
         startCheck()
@@ -496,6 +511,8 @@ struct DriftController {
     mutating func resetRegression() {
         atLowWater.reset()
         atMean.reset()
+        lowWaterHistory.reset()
+        meanHistory.reset()
         regressionAge = 0
         sinceRestart = 0
     }
@@ -536,7 +553,11 @@ struct DriftController {
         if skip { return }
         let lambda = 1 - elapsed / DriftController.regressionSeconds
         atLowWater.add(x: t, y: arrived, lambda: lambda)
-        if let m = mean { atMean.add(x: m.at, y: m.arrived, lambda: lambda) }
+        lowWaterHistory.add(t: t, r: arrived - t * sampleRate)
+        if let m = mean {
+            atMean.add(x: m.at, y: m.arrived, lambda: lambda)
+            meanHistory.add(t: m.at, r: m.arrived - m.at * sampleRate)
+        }
         guard regressionAge >= DriftController.warmupSeconds,
               var best = atLowWater.fit(sampleRate: sampleRate) else { return }
         if let other = atMean.fit(sampleRate: sampleRate),
@@ -544,6 +565,7 @@ struct DriftController {
         estimateValid = true
         estimate = max(-0.01, min(0.01, best.slope - 1))
         estimateSigma = best.sigma
+        rampShown = meanHistory.showsRamp(sign: estimate) || lowWaterHistory.showsRamp(sign: estimate)
     }
 
     /// The producer is pacing itself on the ring (its pushes were refused:
@@ -565,6 +587,7 @@ struct DriftController {
         integral = 0
         estimateValid = false
         estimate = 0
+        rampShown = false
         secondsAtLimit = 0
         return current
     }
@@ -628,4 +651,88 @@ struct ArrivalRegression {
 
     @_noLocks
     mutating func reset() { self = ArrivalRegression() }
+}
+
+/// The last `capacity` samples (output seconds, frames delivered minus the
+/// nominal rate × time) of one sampling of a producer's delivery, oldest
+/// first from `head`: what rule 2's step-versus-ramp test reads.
+struct DeliveryHistory {
+    static var capacity: Int { 40 }
+    /// Fewest samples the test needs (4 s).
+    static var minimumCount: Int { 8 }
+    /// Standard errors the recent line's slope must lie from 0.
+    static var significance: Double { 3 }
+    var t: InlineArray<40, Double> = .init(repeating: 0)
+    var r: InlineArray<40, Double> = .init(repeating: 0)
+    var count = 0
+    var head = 0
+
+    @_noLocks
+    mutating func add(t time: Double, r value: Double) {
+        let i = (head + count) % DeliveryHistory.capacity
+        t[i] = time
+        r[i] = value
+        if count < DeliveryHistory.capacity { count += 1 } else { head = (head + 1) % DeliveryHistory.capacity }
+    }
+
+    @_noLocks
+    mutating func reset() {
+        count = 0
+        head = 0
+    }
+
+    /// Whether the samples show a drift of `sign`'s direction: their line's
+    /// slope has that sign, lies `significance` standard errors from 0, and
+    /// the line fits them better than the best single step (two constant
+    /// levels, each over at least two samples) does. A step of the delivery
+    /// delay, or a jitter-free packet stream's single packet step, fits a
+    /// step exactly; a drift, or two packet steps, fits the line.
+    @_noLocks
+    func showsRamp(sign: Double) -> Bool {
+        let n = count
+        guard n >= DeliveryHistory.minimumCount else { return false }
+        let cap = DeliveryHistory.capacity
+        var st = 0.0, sr = 0.0
+        for k in 0..<n {
+            let i = (head + k) % cap
+            st += t[i]
+            sr += r[i]
+        }
+        let nn = Double(n), mt = st / nn, mr = sr / nn
+        var stt = 0.0, str = 0.0, srr = 0.0
+        for k in 0..<n {
+            let i = (head + k) % cap
+            let dt = t[i] - mt, dr = r[i] - mr
+            stt += dt * dt
+            str += dt * dr
+            srr += dr * dr
+        }
+        guard stt > 0 else { return false }
+        let slope = str / stt
+        guard slope * sign > 0 else { return false }
+        let rssLine = max(0, srr - str * str / stt)
+        let se: Double = _unsafePerformance { rtmix_support_sqrt(rssLine / (nn - 2) / stt) }
+        guard abs(slope) >= DeliveryHistory.significance * se else { return false }
+        // The best single step: prefix sums over the samples in order.
+        var rssStep = Double.infinity
+        var leftSum = 0.0, leftSq = 0.0
+        var totalSq = 0.0
+        for k in 0..<n {
+            let v = r[(head + k) % cap] - mr
+            totalSq += v * v
+        }
+        let totalSum = sr - nn * mr  // 0 up to rounding: centred values
+        for k in 0..<(n - 2) {
+            let v = r[(head + k) % cap] - mr
+            leftSum += v
+            leftSq += v * v
+            let left = Double(k + 1)
+            guard k >= 1 else { continue }
+            let right = nn - left
+            let rightSum = totalSum - leftSum, rightSq = totalSq - leftSq
+            let rss = (leftSq - leftSum * leftSum / left) + (rightSq - rightSum * rightSum / right)
+            if rss < rssStep { rssStep = rss }
+        }
+        return rssLine < rssStep
+    }
 }
