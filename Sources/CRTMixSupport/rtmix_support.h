@@ -73,6 +73,14 @@ static inline double rtmix_support_sin(double x) { return sin(x); }
 static inline float rtmix_support_sqrtf(float x) { return sqrtf(x); }
 static inline double rtmix_support_sqrt(double x) { return sqrt(x); }
 static inline float rtmix_support_log10f(float x) { return log10f(x); }
+#if defined(__clang__)
+/* Four square roots at once (the residual-echo suppressor's per-bin gains,
+ * one instruction where the target has one); Swift sees SIMD4<Float>. */
+typedef float rtmix_support_float4 __attribute__((ext_vector_type(4)));
+static inline rtmix_support_float4 rtmix_support_sqrtf4(rtmix_support_float4 x) {
+    return __builtin_elementwise_sqrt(x);
+}
+#endif
 /* The drift resampler's kernel table: RTMIX_DRIFT_PHASES + 1 phases of a
  * RTMIX_DRIFT_TAPS-tap Kaiser-windowed (beta 8) full-band sinc, computed
  * once per process (pthread_once) into static storage and shared by every

@@ -3,10 +3,14 @@ import CRTMixSupport
 /// In-place radix-2 complex FFT of a fixed power-of-two size, on split
 /// real/imaginary arrays. Twiddles (one contiguous run per stage) and the
 /// bit-reversal swaps are computed once in `init` (allocates);
-/// `forward`/`inverse` never allocate. The first two stages need no
-/// multiplication; the others run four butterflies at a time (SIMD4).
-/// Used by the delay estimator (a few transforms per second) and the
-/// residual-echo suppressor (three per capture frame).
+/// `forward`/`inverse` never allocate. After the bit reversal the first two
+/// stages run as one 4-point pass without multiplications; the others run
+/// two at a time (radix 4: one pass over the data instead of two, three
+/// complex multiplications per four points instead of four), four
+/// butterflies at a time (SIMD4), and a last radix-2 pass when the stage
+/// count is odd. Used by the delay estimator (a few transforms per second)
+/// and the residual-echo suppressor (through `RealFFT`, and one complex
+/// transform of two real signals per frame).
 struct FFT: ~Copyable {
     let size: Int
     /// Twiddles of the stage with `half` butterflies per group start at
@@ -84,76 +88,275 @@ struct FFT: ~Copyable {
     /// X[k] = Σ x[n]·e^(−2πikn/N), in place.
     @_noLocks
     func forward(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
-        transform(re, im, sign: 1)
+        transformForward(re, im)
     }
 
     /// x[n] = (1/N)·Σ X[k]·e^(+2πikn/N), in place.
     @_noLocks
     func inverse(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
-        transform(re, im, sign: -1)
-        let scale = 1 / Float(size)
-        for i in 0..<size {
-            re[i] *= scale
-            im[i] *= scale
+        transformInverse(re, im)
+        scale(re, im, by: 1 / Float(size))
+    }
+
+    /// Multiplies `size` values of both arrays by `factor`.
+    @_noLocks
+    func scale(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, by factor: Float) {
+        let n = size
+        var i = 0
+        while i &+ 4 <= n {
+            (re + i).storeFloat4((re + i).loadFloat4() * factor)
+            (im + i).storeFloat4((im + i).loadFloat4() * factor)
+            i &+= 4
+        }
+        while i < n {
+            re[i] *= factor
+            im[i] *= factor
+            i &+= 1
         }
     }
 
+    /// The forward transform (e^(−2πikn/N)), unscaled.
     @_noLocks
-    func transform(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, sign: Float) {
+    func transformForward(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
+        transform(re, im, forward: true)
+    }
+
+    /// The inverse transform (e^(+2πikn/N)), unscaled (N × the inverse DFT).
+    @_noLocks
+    func transformInverse(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
+        transform(re, im, forward: false)
+    }
+
+    @_noLocks @inline(__always)
+    func transform(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, forward: Bool) {
         let n = size
         for p in 0..<swapCount {
-            let i = Int(swaps[2 * p]), j = Int(swaps[2 * p + 1])
+            let i = Int(swaps[2 &* p]), j = Int(swaps[2 &* p &+ 1])
             let tr = re[i], ti = im[i]
             re[i] = re[j]; im[i] = im[j]
             re[j] = tr; im[j] = ti
         }
-        // half = 1: w = 1.
+        if n == 2 {
+            let xr = re[1], xi = im[1]
+            re[1] = re[0] - xr; im[1] = im[0] - xi
+            re[0] += xr; im[0] += xi
+            return
+        }
+        // Stages half = 1 and 2 as one 4-point transform per group: the
+        // twiddles are 1 and ∓i.
         var a = 0
         while a < n {
-            let xr = re[a + 1], xi = im[a + 1]
-            re[a + 1] = re[a] - xr; im[a + 1] = im[a] - xi
-            re[a] += xr; im[a] += xi
-            a += 2
-        }
-        guard n >= 4 else { return }
-        // half = 2: w = 1, then −i (forward) or +i (inverse).
-        a = 0
-        while a < n {
-            var xr = re[a + 2], xi = im[a + 2]
-            re[a + 2] = re[a] - xr; im[a + 2] = im[a] - xi
-            re[a] += xr; im[a] += xi
-            let b = a + 3
-            xr = sign * im[b]
-            xi = -sign * re[b]
-            re[b] = re[a + 1] - xr; im[b] = im[a + 1] - xi
-            re[a + 1] += xr; im[a + 1] += xi
-            a += 4
+            let x0r = re[a], x0i = im[a], x1r = re[a &+ 1], x1i = im[a &+ 1]
+            let x2r = re[a &+ 2], x2i = im[a &+ 2], x3r = re[a &+ 3], x3i = im[a &+ 3]
+            let t0r = x0r + x1r, t0i = x0i + x1i, t1r = x0r - x1r, t1i = x0i - x1i
+            let t2r = x2r + x3r, t2i = x2i + x3i, t3r = x2r - x3r, t3i = x2i - x3i
+            re[a] = t0r + t2r; im[a] = t0i + t2i
+            re[a &+ 2] = t0r - t2r; im[a &+ 2] = t0i - t2i
+            if forward {  // t3·(−i) = (t3i, −t3r)
+                re[a &+ 1] = t1r + t3i; im[a &+ 1] = t1i - t3r
+                re[a &+ 3] = t1r - t3i; im[a &+ 3] = t1i + t3r
+            } else {      // t3·(+i) = (−t3i, t3r)
+                re[a &+ 1] = t1r - t3i; im[a &+ 1] = t1i + t3r
+                re[a &+ 3] = t1r + t3i; im[a &+ 3] = t1i - t3r
+            }
+            a &+= 4
         }
         var half = 4
-        while half < n {
-            let wre = twiddleRe + half, wim = twiddleIm + half
-            var start = 0
-            while start < n {
-                var k = 0
-                while k < half {
-                    let wr = UnsafeRawPointer(wre + k).loadUnaligned(as: SIMD4<Float>.self)
-                    let wi = sign * UnsafeRawPointer(wim + k).loadUnaligned(as: SIMD4<Float>.self)
-                    let ia = start + k, ib = ia + half
-                    let br = UnsafeRawPointer(re + ib).loadUnaligned(as: SIMD4<Float>.self)
-                    let bi = UnsafeRawPointer(im + ib).loadUnaligned(as: SIMD4<Float>.self)
-                    let ar = UnsafeRawPointer(re + ia).loadUnaligned(as: SIMD4<Float>.self)
-                    let ai = UnsafeRawPointer(im + ia).loadUnaligned(as: SIMD4<Float>.self)
-                    let xr = br * wr - bi * wi
-                    let xi = br * wi + bi * wr
-                    UnsafeMutableRawPointer(re + ib).storeBytes(of: ar - xr, as: SIMD4<Float>.self)
-                    UnsafeMutableRawPointer(im + ib).storeBytes(of: ai - xi, as: SIMD4<Float>.self)
-                    UnsafeMutableRawPointer(re + ia).storeBytes(of: ar + xr, as: SIMD4<Float>.self)
-                    UnsafeMutableRawPointer(im + ia).storeBytes(of: ai + xi, as: SIMD4<Float>.self)
-                    k += 4
+        // Two stages per pass (half, 2·half) while two are left.
+        while half &* 4 <= n {
+            radix4(re, im, half: half, forward: forward)
+            half &*= 4
+        }
+        if half < n { radix2(re, im, half: half, forward: forward) }
+    }
+
+    /// Stages `half` and `2·half` in one pass, four butterflies at a time.
+    @_noLocks @inline(__always)
+    func radix4(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, half h: Int, forward: Bool) {
+        let n = size
+        let w1re = twiddleRe + h, w1im = twiddleIm + h
+        let w2re = twiddleRe + 2 &* h, w2im = twiddleIm + 2 &* h
+        var start = 0
+        while start < n {
+            let ra = re + start, ia = im + start
+            let rb = ra + h, ib = ia + h, rc = rb + h, ic = ib + h, rd = rc + h, id = ic + h
+            var k = 0
+            while k < h {
+                let w1r = (w1re + k).loadFloat4(), w1i = (w1im + k).loadFloat4()
+                let w2r = (w2re + k).loadFloat4(), w2i = (w2im + k).loadFloat4()
+                let ar = (ra + k).loadFloat4(), ai = (ia + k).loadFloat4()
+                let br = (rb + k).loadFloat4(), bi = (ib + k).loadFloat4()
+                let cr = (rc + k).loadFloat4(), ci = (ic + k).loadFloat4()
+                let dr = (rd + k).loadFloat4(), di = (id + k).loadFloat4()
+                // Stage h: (a, b) and (c, d), twiddle w1 (conjugated inverse).
+                let xbr: SIMD4<Float>, xbi: SIMD4<Float>, xdr: SIMD4<Float>, xdi: SIMD4<Float>
+                if forward {
+                    xbr = br * w1r - bi * w1i; xbi = br * w1i + bi * w1r
+                    xdr = dr * w1r - di * w1i; xdi = dr * w1i + di * w1r
+                } else {
+                    xbr = br * w1r + bi * w1i; xbi = bi * w1r - br * w1i
+                    xdr = dr * w1r + di * w1i; xdi = di * w1r - dr * w1i
                 }
-                start += half * 2
+                let a1r = ar + xbr, a1i = ai + xbi, b1r = ar - xbr, b1i = ai - xbi
+                let c1r = cr + xdr, c1i = ci + xdi, d1r = cr - xdr, d1i = ci - xdi
+                // Stage 2h: (a, c) with w2, (b, d) with w2·(∓i).
+                let xcr: SIMD4<Float>, xci: SIMD4<Float>, er: SIMD4<Float>, ei: SIMD4<Float>
+                if forward {
+                    xcr = c1r * w2r - c1i * w2i; xci = c1r * w2i + c1i * w2r
+                    er = d1r * w2r - d1i * w2i; ei = d1r * w2i + d1i * w2r
+                } else {
+                    xcr = c1r * w2r + c1i * w2i; xci = c1i * w2r - c1r * w2i
+                    er = d1r * w2r + d1i * w2i; ei = d1i * w2r - d1r * w2i
+                }
+                (ra + k).storeFloat4(a1r + xcr); (ia + k).storeFloat4(a1i + xci)
+                (rc + k).storeFloat4(a1r - xcr); (ic + k).storeFloat4(a1i - xci)
+                if forward {  // e·(−i) = (ei, −er)
+                    (rb + k).storeFloat4(b1r + ei); (ib + k).storeFloat4(b1i - er)
+                    (rd + k).storeFloat4(b1r - ei); (id + k).storeFloat4(b1i + er)
+                } else {      // e·(+i) = (−ei, er)
+                    (rb + k).storeFloat4(b1r - ei); (ib + k).storeFloat4(b1i + er)
+                    (rd + k).storeFloat4(b1r + ei); (id + k).storeFloat4(b1i - er)
+                }
+                k &+= 4
             }
-            half *= 2
+            start &+= 4 &* h
         }
     }
+
+    /// One radix-2 stage, four butterflies at a time.
+    @_noLocks @inline(__always)
+    func radix2(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, half h: Int, forward: Bool) {
+        let n = size
+        let wre = twiddleRe + h, wim = twiddleIm + h
+        var start = 0
+        while start < n {
+            let ra = re + start, ia = im + start, rb = ra + h, ib = ia + h
+            var k = 0
+            while k < h {
+                let wr = (wre + k).loadFloat4(), wi = (wim + k).loadFloat4()
+                let br = (rb + k).loadFloat4(), bi = (ib + k).loadFloat4()
+                let ar = (ra + k).loadFloat4(), ai = (ia + k).loadFloat4()
+                let xr: SIMD4<Float>, xi: SIMD4<Float>
+                if forward {
+                    xr = br * wr - bi * wi; xi = br * wi + bi * wr
+                } else {
+                    xr = br * wr + bi * wi; xi = bi * wr - br * wi
+                }
+                (rb + k).storeFloat4(ar - xr); (ib + k).storeFloat4(ai - xi)
+                (ra + k).storeFloat4(ar + xr); (ia + k).storeFloat4(ai + xi)
+                k &+= 4
+            }
+            start &+= 2 &* h
+        }
+    }
+}
+
+/// FFT of a real signal of `size` (a power of two ≥ 8) samples through a
+/// complex FFT of half the size: the even samples go in the real part, the
+/// odd ones in the imaginary part, and one pass over the bins separates
+/// the two spectra and combines them (the usual real-FFT packing). Half
+/// the work of a full-size complex transform of a real signal. `init`
+/// allocates; the transforms do not.
+///
+/// Layout ("packed"): a signal x of `size` samples lives in two arrays of
+/// at least `size/2 + 1` floats as re[m] = x[2m], im[m] = x[2m + 1]; its
+/// spectrum X[0...size/2] (the rest is conjugate-symmetric) in the same
+/// arrays as re[k] + i·im[k].
+struct RealFFT: ~Copyable {
+    /// Real samples per transform.
+    let size: Int
+    let fft: FFT
+    /// e^(−2πik/size) for k in 0...size/4.
+    let wRe: UnsafeMutablePointer<Float>
+    let wIm: UnsafeMutablePointer<Float>
+    let allocatedBytes: Int
+
+    init?(size: Int) {
+        precondition(size >= 8 && size & (size - 1) == 0)
+        let quarter = size / 4
+        var batch = AllocationBatch()
+        guard let f = FFT(size: size / 2),
+              let c = batch.allocate(repeating: Float(0), count: quarter + 1),
+              let s = batch.allocate(repeating: Float(0), count: quarter + 1) else { return nil }
+        for k in 0...quarter {
+            let angle = -2 * Double.pi * Double(k) / Double(size)
+            c[k] = Float(rtmix_support_cos(angle))
+            s[k] = Float(rtmix_support_sin(angle))
+        }
+        self.size = size
+        wRe = c
+        wIm = s
+        allocatedBytes = batch.commit() + f.allocatedBytes
+        fft = consume f
+    }
+
+    deinit {
+        Allocation.free(wRe)
+        Allocation.free(wIm)
+    }
+
+    /// Packed signal in, its spectrum X[0...size/2] out (in place).
+    @_noLocks
+    func forward(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
+        let m = size / 2
+        fft.transformForward(re, im)
+        // Z = FFT(even + i·odd): EVEN[k] = (Z[k] + conj Z[m−k])/2,
+        // ODD[k] = (Z[k] − conj Z[m−k])/2i; X[k] = EVEN[k] + w^k·ODD[k],
+        // X[m−k] = conj(EVEN[k] − w^k·ODD[k]).
+        let z0r = re[0], z0i = im[0]
+        re[0] = z0r + z0i; im[0] = 0
+        re[m] = z0r - z0i; im[m] = 0
+        var k = 1
+        while k <= m / 2 {
+            let c = m &- k
+            let zkr = re[k], zki = im[k], zcr = re[c], zci = im[c]
+            let evr = 0.5 * (zkr + zcr), evi = 0.5 * (zki - zci)
+            let odr = 0.5 * (zki + zci), odi = -0.5 * (zkr - zcr)
+            let wr = wRe[k], wi = wIm[k]
+            let tr = wr * odr - wi * odi, ti = wr * odi + wi * odr
+            re[c] = evr - tr; im[c] = ti - evi
+            re[k] = evr + tr; im[k] = evi + ti
+            k &+= 1
+        }
+    }
+
+    /// Spectrum X[0...size/2] in (imaginary parts of bins 0 and size/2
+    /// ignored), the packed signal x[n] = (1/size)·Σ X[k]·e^(2πikn/size)
+    /// out (in place).
+    @_noLocks
+    func inverse(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
+        let m = size / 2
+        // EVEN[k] = (X[k] + conj X[m−k])/2, ODD[k] = (X[k] − conj X[m−k])/2
+        // · conj w^k; Z[k] = EVEN[k] + i·ODD[k] (Z[m−k] from the
+        // conjugates), scaled by 1/m for the half-size inverse.
+        let s = 0.5 / Float(m)
+        let x0 = re[0], xm = re[m]
+        re[0] = s * (x0 + xm); im[0] = s * (x0 - xm)
+        var k = 1
+        while k <= m / 2 {
+            let c = m &- k
+            let xkr = re[k], xki = im[k], xcr = re[c], xci = im[c]
+            let evr = s * (xkr + xcr), evi = s * (xki - xci)
+            let dr = s * (xkr - xcr), di = s * (xki + xci)
+            let wr = wRe[k], wi = wIm[k]
+            let odr = dr * wr + di * wi, odi = di * wr - dr * wi
+            re[c] = evr + odi; im[c] = odr - evi
+            re[k] = evr - odi; im[k] = evi + odr
+            k &+= 1
+        }
+        fft.transformInverse(re, im)
+    }
+}
+
+extension UnsafeMutablePointer where Pointee == Float {
+    @_noLocks @inline(__always)
+    func loadFloat4() -> SIMD4<Float> { UnsafeRawPointer(self).loadUnaligned(as: SIMD4<Float>.self) }
+
+    @_noLocks @inline(__always)
+    func storeFloat4(_ v: SIMD4<Float>) { UnsafeMutableRawPointer(self).storeBytes(of: v, as: SIMD4<Float>.self) }
+}
+
+extension UnsafePointer where Pointee == Float {
+    @_noLocks @inline(__always)
+    func loadFloat4() -> SIMD4<Float> { UnsafeRawPointer(self).loadUnaligned(as: SIMD4<Float>.self) }
 }
