@@ -169,14 +169,33 @@ struct EchoCanceller: ~Copyable {
     /// away from DC).
     @_noLocks
     static func hot(_ x: UnsafePointer<Float>, count: Int, stride: Int) -> Bool {
-        var previous: Float = 0, sum: Float = 0
-        for i in 0..<count {
+        // d[i] = c(x[i]) − 0.9·c(x[i − 1]), c: non-finite → 0, clamped to
+        // ±1; four samples at a time, the previous clamped sample carried
+        // from lane 3.
+        let one = SIMD4<Float>(1, 1, 1, 1), minusOne = SIMD4<Float>(-1, -1, -1, -1)
+        var sums = SIMD4<Float>(0, 0, 0, 0)
+        var previous: Float = 0
+        var i = 0
+        while i &+ 4 <= count {
+            var v = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD4<Float>.self)
+            v.replace(with: 0, where: .!(v - v .== SIMD4<Float>(0, 0, 0, 0)))  // NaN, ±inf
+            v.replace(with: minusOne, where: v .< minusOne)
+            v.replace(with: one, where: v .> one)
+            let before = SIMD4<Float>(previous, v[0], v[1], v[2])
+            let d = v - 0.9 * before
+            sums += d * d
+            previous = v[3]
+            i &+= 4
+        }
+        var sum = sums.sum()
+        while i < count {
             var v = x[i]
             if !v.isFinite { v = 0 }
             v = min(max(v, -1), 1)
             let d = v - 0.9 * previous
             sum += d * d
             previous = v
+            i &+= 1
         }
         // × 32768² against 1e9 per sample
         return sum * 1_073_741_824 > 1e9 * Float(count)

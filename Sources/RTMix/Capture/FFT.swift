@@ -306,7 +306,21 @@ struct RealFFT: ~Copyable {
         let z0r = re[0], z0i = im[0]
         re[0] = z0r + z0i; im[0] = 0
         re[m] = z0r - z0i; im[m] = 0
+        // Bins k…k+3 with m−k…m−k−3 (the upper four read and written in
+        // reverse), while both groups stay below / above m/2.
         var k = 1
+        while k &+ 4 < m / 2 {
+            let c = m &- k &- 3
+            let zkr = (re + k).loadFloat4(), zki = (im + k).loadFloat4()
+            let zcr = RealFFT.reversed((re + c).loadFloat4()), zci = RealFFT.reversed((im + c).loadFloat4())
+            let evr = 0.5 * (zkr + zcr), evi = 0.5 * (zki - zci)
+            let odr = 0.5 * (zki + zci), odi = -0.5 * (zkr - zcr)
+            let wr = (wRe + k).loadFloat4(), wi = (wIm + k).loadFloat4()
+            let tr = wr * odr - wi * odi, ti = wr * odi + wi * odr
+            (re + c).storeFloat4(RealFFT.reversed(evr - tr)); (im + c).storeFloat4(RealFFT.reversed(ti - evi))
+            (re + k).storeFloat4(evr + tr); (im + k).storeFloat4(evi + ti)
+            k &+= 4
+        }
         while k <= m / 2 {
             let c = m &- k
             let zkr = re[k], zki = im[k], zcr = re[c], zci = im[c]
@@ -319,6 +333,9 @@ struct RealFFT: ~Copyable {
             k &+= 1
         }
     }
+
+    @_noLocks @inline(__always)
+    static func reversed(_ v: SIMD4<Float>) -> SIMD4<Float> { SIMD4(v[3], v[2], v[1], v[0]) }
 
     /// Spectrum X[0...size/2] in (imaginary parts of bins 0 and size/2
     /// ignored), the packed signal x[n] = (1/size)·Σ X[k]·e^(2πikn/size)
@@ -333,6 +350,18 @@ struct RealFFT: ~Copyable {
         let x0 = re[0], xm = re[m]
         re[0] = s * (x0 + xm); im[0] = s * (x0 - xm)
         var k = 1
+        while k &+ 4 < m / 2 {
+            let c = m &- k &- 3
+            let xkr = (re + k).loadFloat4(), xki = (im + k).loadFloat4()
+            let xcr = RealFFT.reversed((re + c).loadFloat4()), xci = RealFFT.reversed((im + c).loadFloat4())
+            let evr = s * (xkr + xcr), evi = s * (xki - xci)
+            let dr = s * (xkr - xcr), di = s * (xki + xci)
+            let wr = (wRe + k).loadFloat4(), wi = (wIm + k).loadFloat4()
+            let odr = dr * wr + di * wi, odi = di * wr - dr * wi
+            (re + c).storeFloat4(RealFFT.reversed(evr + odi)); (im + c).storeFloat4(RealFFT.reversed(odr - evi))
+            (re + k).storeFloat4(evr - odi); (im + k).storeFloat4(evi + odr)
+            k &+= 4
+        }
         while k <= m / 2 {
             let c = m &- k
             let xkr = re[k], xki = im[k], xcr = re[c], xci = im[c]
