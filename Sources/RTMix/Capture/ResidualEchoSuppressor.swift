@@ -486,12 +486,32 @@ struct ResidualEchoSuppressor: ~Copyable {
             (comfort + k).storeFloat4(_unsafePerformance { rtmix_support_sqrtf4(cnPower) })
             k &+= 4
         }
-        for k in 0..<bins {
-            seed = seed &* 1_664_525 &+ 1_013_904_223
+        // The comfort noise's phases: the generator's next four states at
+        // once (s·a^j + c·(1 + a + … + a^(j−1)), j = 1…4).
+        let a1: UInt32 = 1_664_525, c1: UInt32 = 1_013_904_223
+        let a2 = a1 &* a1, a3 = a2 &* a1, a4 = a3 &* a1
+        let multipliers = SIMD4<UInt32>(a1, a2, a3, a4)
+        let increments = SIMD4<UInt32>(c1, c1 &* (1 &+ a1), c1 &* (1 &+ a1 &+ a2), c1 &* (1 &+ a1 &+ a2 &+ a3))
+        k = 0
+        while k &+ 4 <= bins {
+            let s = SIMD4<UInt32>(seed, seed, seed, seed) &* multipliers &+ increments
+            seed = s[3]
+            let i0 = Int(s[0] >> 24) &* 2, i1 = Int(s[1] >> 24) &* 2
+            let i2 = Int(s[2] >> 24) &* 2, i3 = Int(s[3] >> 24) &* 2
+            let cosines = V(phases[i0], phases[i1], phases[i2], phases[i3])
+            let sines = V(phases[i0 &+ 1], phases[i1 &+ 1], phases[i2 &+ 1], phases[i3 &+ 1])
+            let a = (amplitude + k).loadFloat4(), cn = (comfort + k).loadFloat4()
+            (outRe + k).storeFloat4(a * (eRe + k).loadFloat4() + cn * cosines)
+            (outIm + k).storeFloat4(a * (eIm + k).loadFloat4() + cn * sines)
+            k &+= 4
+        }
+        while k < bins {
+            seed = seed &* a1 &+ c1
             let idx = Int(seed >> 24) &* 2
             let a = amplitude[k], cn = comfort[k]
             outRe[k] = a * eRe[k] + cn * phases[idx]
             outIm[k] = a * eIm[k] + cn * phases[idx &+ 1]
+            k &+= 1
         }
         rfft.inverse(outRe, outIm)  // bins 0 and p/2 taken as real
         // Unpack (even samples in outRe, odd in outIm) and overlap-add.
