@@ -146,8 +146,7 @@ struct EchoCanceller: ~Copyable {
             powers.linear = back * EchoCanceller.power(o, count: n)
             powers.trouble = watch(mic: m, out: o)
             if let est = echoEstimate {
-                let scale = 1 / (32768 * gain)
-                for i in 0..<n { est[i] = (Float(m[i]) - Float(o[i])) * scale }
+                EchoCanceller.toFloat(m, minus: UnsafePointer(o), scale: 1 / (32768 * gain), into: est, count: n)
             }
         } else {
             for i in 0..<n { o[i] = m[i] }
@@ -159,8 +158,7 @@ struct EchoCanceller: ~Copyable {
         } else {
             powers.output = powers.linear
         }
-        let scale: Float = 1 / (32768 * gain)
-        for i in 0..<n { out[i] = Float(o[i]) * scale }
+        EchoCanceller.toFloat(o, minus: nil, scale: 1 / (32768 * gain), into: out, count: n)
         return powers
     }
 
@@ -362,12 +360,55 @@ struct EchoCanceller: ~Copyable {
 
     @_noLocks
     static func power(_ x: UnsafePointer<Int16>, count: Int) -> Float {
-        var sum: Float = 0
-        for i in 0..<count {
+        var sums = SIMD4<Float>(0, 0, 0, 0)
+        var i = 0
+        while i &+ 4 <= count {
+            let f = EchoCanceller.float4(x, i) * (1.0 / 32768)
+            sums += f * f
+            i &+= 4
+        }
+        var sum = sums.sum()
+        while i < count {
             let f = Float(x[i]) * (1.0 / 32768)
             sum += f * f
+            i &+= 1
         }
         return sum / Float(count)
+    }
+
+    /// Four int16 samples from `x + i` as floats, exactly: the bits
+    /// 0x4B000000 + 32768 + v are the float 2^23 + 32768 + v.
+    @_noLocks @inline(__always)
+    static func float4(_ x: UnsafePointer<Int16>, _ i: Int) -> SIMD4<Float> {
+        let v = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD4<Int16>.self)
+        let bits = SIMD4<Int32>(truncatingIfNeeded: v) &+ SIMD4<Int32>(repeating: 0x4B00_8000)
+        return unsafeBitCast(bits, to: SIMD4<Float>.self) - SIMD4<Float>(repeating: 8_421_376)
+    }
+
+    /// y[i] = (a[i] − b[i])·scale (b nil: a[i]·scale) for `count` int16 samples.
+    @_noLocks
+    static func toFloat(_ a: UnsafePointer<Int16>, minus b: UnsafePointer<Int16>?, scale: Float,
+                        into y: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        if let b {
+            while i &+ 4 <= count {
+                (y + i).storeFloat4((EchoCanceller.float4(a, i) - EchoCanceller.float4(b, i)) * scale)
+                i &+= 4
+            }
+            while i < count {
+                y[i] = (Float(a[i]) - Float(b[i])) * scale
+                i &+= 1
+            }
+        } else {
+            while i &+ 4 <= count {
+                (y + i).storeFloat4(EchoCanceller.float4(a, i) * scale)
+                i &+= 4
+            }
+            while i < count {
+                y[i] = Float(a[i]) * scale
+                i &+= 1
+            }
+        }
     }
 }
 
