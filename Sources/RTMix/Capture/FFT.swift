@@ -1,6 +1,6 @@
 import CRTMixSupport
 
-/// In-place radix-2 complex FFT of a fixed power-of-two size, on split
+/// In-place complex FFT of a fixed power-of-two size, on split
 /// real/imaginary arrays. Twiddles (one contiguous run per stage) and the
 /// bit-reversal swaps are computed once in `init` (allocates);
 /// `forward`/`inverse` never allocate. After the bit reversal the first two

@@ -46,8 +46,10 @@ import CRTMixSupport
 ///   pass, bins the echo explains are suppressed.
 /// - Comfort noise: a minimum-tracking estimate of the background per bin
 ///   fills suppressed bins (random phase), so the background does not pump.
-/// No allocation after `init`; the transforms are the project's radix-2 FFT
-/// (two forward, one inverse per frame).
+/// No allocation after `init`; per frame one complex FFT (E and Ŷ, two
+/// real signals in one transform) and two half-size real ones (`RealFFT`:
+/// the reference forward, the output inverse). The per-bin passes run four
+/// bins at a time (SIMD4).
 struct ResidualEchoSuppressor: ~Copyable {
     let hop: Int
     let size: Int
