@@ -1,16 +1,18 @@
 import CRTMixSupport
 
-/// In-place complex FFT of a fixed power-of-two size, on split
-/// real/imaginary arrays. Twiddles (one contiguous run per stage) and the
-/// bit-reversal swaps are computed once in `init` (allocates);
-/// `forward`/`inverse` never allocate. After the bit reversal the first two
-/// stages run as one 4-point pass without multiplications; the others run
-/// two at a time (radix 4: one pass over the data instead of two, three
-/// complex multiplications per four points instead of four), four
-/// butterflies at a time (SIMD4), and a last radix-2 pass when the stage
-/// count is odd. Used by the delay estimator (a few transforms per second)
-/// and the residual-echo suppressor (through `RealFFT`, and one complex
-/// transform of two real signals per frame).
+/// Complex FFT of a fixed power-of-two size, on split real/imaginary
+/// arrays. Twiddles (one contiguous run per stage) and the bit-reversal
+/// table are computed once in `init` (allocates); the transforms never
+/// allocate. The first two stages run as one 4-point pass without
+/// multiplications that reads its input in bit-reversed order (so there is
+/// no separate reordering pass; the transform is out of place:
+/// `transform(from:…to:…)`, or in place through a copy to the FFT's own
+/// work arrays); the others run two at a time (radix 4: one pass over the
+/// data instead of two, three complex multiplications per four points
+/// instead of four), four butterflies at a time (SIMD4), and a last radix-2
+/// pass when the stage count is odd. Used by the delay estimator (a few
+/// transforms per second) and the residual-echo suppressor (through
+/// `RealFFT`, and one complex transform of two real signals per frame).
 struct FFT: ~Copyable {
     let size: Int
     /// Twiddles of the stage with `half` butterflies per group start at
@@ -18,9 +20,14 @@ struct FFT: ~Copyable {
     /// e^(−iπk/half) for k in 0..<half. Entry 0 is unused.
     let twiddleRe: UnsafeMutablePointer<Float>
     let twiddleIm: UnsafeMutablePointer<Float>
-    /// Pairs (i, j), i < j, that the bit reversal swaps.
-    let swaps: UnsafeMutablePointer<Int32>
-    let swapCount: Int
+    /// reversal[s], s < size/4: s with its log2(size) bits reversed (a
+    /// multiple of 4: the first output of the 4-point group whose inputs
+    /// are s, s + size/2, s + size/4, s + 3·size/4).
+    let reversal: UnsafeMutablePointer<Int32>
+    /// `size` floats each: the input of the in-place transforms (a copy),
+    /// or filled directly by `RealFFT.inverse`.
+    let workRe: UnsafeMutablePointer<Float>
+    let workIm: UnsafeMutablePointer<Float>
 
     /// Bytes this FFT allocated (engine memory accounting).
     let allocatedBytes: Int
@@ -28,23 +35,18 @@ struct FFT: ~Copyable {
     /// `size` must be a power of two ≥ 2. nil when an allocation fails.
     init?(size: Int) {
         precondition(size >= 2 && size & (size - 1) == 0)
-        // Bit-reversal pairs, counted by walking the reversed index
-        // incrementally (O(size)).
-        var pairs = 0
-        var j = 0
-        for i in 0..<size {
-            if j > i { pairs += 1 }
-            j = FFT.nextReversed(j, size: size)
-        }
         var batch = AllocationBatch()
         guard let c = batch.allocate(repeating: Float(0), count: size),
               let s = batch.allocate(repeating: Float(0), count: size),
-              let w = batch.allocate(repeating: Int32(0), count: max(2 * pairs, 1)) else { return nil }
+              let r = batch.allocate(repeating: Int32(0), count: max(size / 4, 1)),
+              let wr = batch.allocate(repeating: Float(0), count: size),
+              let wi = batch.allocate(repeating: Float(0), count: size) else { return nil }
         self.size = size
         twiddleRe = c
         twiddleIm = s
-        swaps = w
-        swapCount = pairs
+        reversal = r
+        workRe = wr
+        workIm = wi
         allocatedBytes = batch.commit()
         var half = 1
         while half < size {
@@ -55,14 +57,10 @@ struct FFT: ~Copyable {
             }
             half *= 2
         }
-        var p = 0
-        j = 0
-        for i in 0..<size {
-            if j > i {
-                w[2 * p] = Int32(i)
-                w[2 * p + 1] = Int32(j)
-                p += 1
-            }
+        // The reversed index walked incrementally (O(size)).
+        var j = 0
+        for i in 0..<size / 4 {
+            r[i] = Int32(j)
             j = FFT.nextReversed(j, size: size)
         }
     }
@@ -82,7 +80,9 @@ struct FFT: ~Copyable {
     deinit {
         Allocation.free(twiddleRe)
         Allocation.free(twiddleIm)
-        Allocation.free(swaps)
+        Allocation.free(reversal)
+        Allocation.free(workRe)
+        Allocation.free(workIm)
     }
 
     /// X[k] = Σ x[n]·e^(−2πikn/N), in place.
@@ -115,52 +115,65 @@ struct FFT: ~Copyable {
         }
     }
 
-    /// The forward transform (e^(−2πikn/N)), unscaled.
+    /// The forward transform (e^(−2πikn/N)), unscaled, in place (through
+    /// the work arrays).
     @_noLocks
     func transformForward(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
-        transform(re, im, forward: true)
+        copyToWork(re, im)
+        transform(from: workRe, workIm, to: re, im, forward: true)
     }
 
-    /// The inverse transform (e^(+2πikn/N)), unscaled (N × the inverse DFT).
+    /// The inverse transform (e^(+2πikn/N)), unscaled (N × the inverse
+    /// DFT), in place (through the work arrays).
     @_noLocks
     func transformInverse(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
-        transform(re, im, forward: false)
+        copyToWork(re, im)
+        transform(from: workRe, workIm, to: re, im, forward: false)
+    }
+
+    /// The forward transform of `inRe`/`inIm` into `re`/`im` (unscaled;
+    /// the input is left as it was; the arrays must not overlap).
+    @_noLocks
+    func transformForward(from inRe: UnsafePointer<Float>, _ inIm: UnsafePointer<Float>,
+                          to re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
+        transform(from: inRe, inIm, to: re, im, forward: true)
+    }
+
+    /// The inverse transform (unscaled) of `inRe`/`inIm` into `re`/`im`
+    /// (the arrays must not overlap).
+    @_noLocks
+    func transformInverse(from inRe: UnsafePointer<Float>, _ inIm: UnsafePointer<Float>,
+                          to re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
+        transform(from: inRe, inIm, to: re, im, forward: false)
     }
 
     @_noLocks @inline(__always)
-    func transform(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, forward: Bool) {
+    func copyToWork(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
         let n = size
-        for p in 0..<swapCount {
-            let i = Int(swaps[2 &* p]), j = Int(swaps[2 &* p &+ 1])
-            let tr = re[i], ti = im[i]
-            re[i] = re[j]; im[i] = im[j]
-            re[j] = tr; im[j] = ti
+        var i = 0
+        while i &+ 4 <= n {
+            (workRe + i).storeFloat4((re + i).loadFloat4())
+            (workIm + i).storeFloat4((im + i).loadFloat4())
+            i &+= 4
         }
+        while i < n {
+            workRe[i] = re[i]
+            workIm[i] = im[i]
+            i &+= 1
+        }
+    }
+
+    @_noLocks @inline(__always)
+    func transform(from inRe: UnsafePointer<Float>, _ inIm: UnsafePointer<Float>,
+                   to re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, forward: Bool) {
+        let n = size
         if n == 2 {
-            let xr = re[1], xi = im[1]
-            re[1] = re[0] - xr; im[1] = im[0] - xi
-            re[0] += xr; im[0] += xi
+            let ar = inRe[0], ai = inIm[0], br = inRe[1], bi = inIm[1]
+            re[0] = ar + br; im[0] = ai + bi
+            re[1] = ar - br; im[1] = ai - bi
             return
         }
-        // Stages half = 1 and 2 as one 4-point transform per group: the
-        // twiddles are 1 and ∓i.
-        var a = 0
-        while a < n {
-            let x0r = re[a], x0i = im[a], x1r = re[a &+ 1], x1i = im[a &+ 1]
-            let x2r = re[a &+ 2], x2i = im[a &+ 2], x3r = re[a &+ 3], x3i = im[a &+ 3]
-            let t0r = x0r + x1r, t0i = x0i + x1i, t1r = x0r - x1r, t1i = x0i - x1i
-            let t2r = x2r + x3r, t2i = x2i + x3i, t3r = x2r - x3r, t3i = x2i - x3i
-            re[a] = t0r + t2r; im[a] = t0i + t2i
-            re[a &+ 2] = t0r - t2r; im[a &+ 2] = t0i - t2i
-            if forward {  // t3·(−i) = (t3i, −t3r)
-                re[a &+ 1] = t1r + t3i; im[a &+ 1] = t1i - t3r
-                re[a &+ 3] = t1r - t3i; im[a &+ 3] = t1i + t3r
-            } else {      // t3·(+i) = (−t3i, t3r)
-                re[a &+ 1] = t1r - t3i; im[a &+ 1] = t1i + t3r
-                re[a &+ 3] = t1r + t3i; im[a &+ 3] = t1i - t3r
-            }
-            a &+= 4
-        }
+        firstPass(from: inRe, inIm, to: re, im, forward: forward)
         var half = 4
         // Two stages per pass (half, 2·half) while two are left.
         while half &* 4 <= n {
@@ -168,6 +181,73 @@ struct FFT: ~Copyable {
             half &*= 4
         }
         if half < n { radix2(re, im, half: half, forward: forward) }
+    }
+
+    /// Stages half = 1 and 2 as one 4-point transform per group (the
+    /// twiddles are 1 and ∓i), reading the input in bit-reversed order:
+    /// the group whose outputs start at reversal[s] takes x0…x3 from s,
+    /// s + n/2, s + n/4, s + 3n/4. From n = 16 on, four groups at a time
+    /// (s…s + 3: contiguous loads, one group per lane, transposed to
+    /// store each group's four outputs together).
+    @_noLocks @inline(__always)
+    func firstPass(from inRe: UnsafePointer<Float>, _ inIm: UnsafePointer<Float>,
+                   to re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, forward: Bool) {
+        let n = size, q = n / 4, h = n / 2, q3 = 3 &* q
+        if q >= 4 {
+            var s = 0
+            while s < q {
+                let x0r = (inRe + s).loadFloat4(), x0i = (inIm + s).loadFloat4()
+                let x1r = (inRe + (s &+ h)).loadFloat4(), x1i = (inIm + (s &+ h)).loadFloat4()
+                let x2r = (inRe + (s &+ q)).loadFloat4(), x2i = (inIm + (s &+ q)).loadFloat4()
+                let x3r = (inRe + (s &+ q3)).loadFloat4(), x3i = (inIm + (s &+ q3)).loadFloat4()
+                let t0r = x0r + x1r, t0i = x0i + x1i, t1r = x0r - x1r, t1i = x0i - x1i
+                let t2r = x2r + x3r, t2i = x2i + x3i, t3r = x2r - x3r, t3i = x2i - x3i
+                let y0r = t0r + t2r, y0i = t0i + t2i, y2r = t0r - t2r, y2i = t0i - t2i
+                let y1r: SIMD4<Float>, y1i: SIMD4<Float>, y3r: SIMD4<Float>, y3i: SIMD4<Float>
+                if forward {  // t3·(−i) = (t3i, −t3r)
+                    y1r = t1r + t3i; y1i = t1i - t3r
+                    y3r = t1r - t3i; y3i = t1i + t3r
+                } else {      // t3·(+i) = (−t3i, t3r)
+                    y1r = t1r - t3i; y1i = t1i + t3r
+                    y3r = t1r + t3i; y3i = t1i - t3r
+                }
+                // Lanes s + 1, s + 2, s + 3 reverse to reversal[s] + n/2,
+                // + n/4, + 3n/4.
+                let b0 = Int(reversal[s]), b1 = b0 &+ h, b2 = b0 &+ q, b3 = b0 &+ q3
+                FFT.storeTransposed(re, b0, b1, b2, b3, y0r, y1r, y2r, y3r)
+                FFT.storeTransposed(im, b0, b1, b2, b3, y0i, y1i, y2i, y3i)
+                s &+= 4
+            }
+            return
+        }
+        for s in 0..<q {
+            let x0r = inRe[s], x0i = inIm[s], x1r = inRe[s &+ h], x1i = inIm[s &+ h]
+            let x2r = inRe[s &+ q], x2i = inIm[s &+ q], x3r = inRe[s &+ q3], x3i = inIm[s &+ q3]
+            let t0r = x0r + x1r, t0i = x0i + x1i, t1r = x0r - x1r, t1i = x0i - x1i
+            let t2r = x2r + x3r, t2i = x2i + x3i, t3r = x2r - x3r, t3i = x2i - x3i
+            let a = Int(reversal[s])
+            re[a] = t0r + t2r; im[a] = t0i + t2i
+            re[a &+ 2] = t0r - t2r; im[a &+ 2] = t0i - t2i
+            if forward {
+                re[a &+ 1] = t1r + t3i; im[a &+ 1] = t1i - t3r
+                re[a &+ 3] = t1r - t3i; im[a &+ 3] = t1i + t3r
+            } else {
+                re[a &+ 1] = t1r - t3i; im[a &+ 1] = t1i + t3r
+                re[a &+ 3] = t1r + t3i; im[a &+ 3] = t1i - t3r
+            }
+        }
+    }
+
+    /// Lane l of y0…y3 to p[b_l], p[b_l + 1], p[b_l + 2], p[b_l + 3].
+    @_noLocks @inline(__always)
+    static func storeTransposed(_ p: UnsafeMutablePointer<Float>, _ b0: Int, _ b1: Int, _ b2: Int, _ b3: Int,
+                                _ y0: SIMD4<Float>, _ y1: SIMD4<Float>, _ y2: SIMD4<Float>, _ y3: SIMD4<Float>) {
+        var r0 = SIMD4<Float>(), r1 = SIMD4<Float>(), r2 = SIMD4<Float>(), r3 = SIMD4<Float>()
+        _unsafePerformance { rtmix_support_transpose4(y0, y1, y2, y3, &r0, &r1, &r2, &r3) }
+        (p + b0).storeFloat4(r0)
+        (p + b1).storeFloat4(r1)
+        (p + b2).storeFloat4(r2)
+        (p + b3).storeFloat4(r3)
     }
 
     /// Stages `half` and `2·half` in one pass, four butterflies at a time.
@@ -298,8 +378,18 @@ struct RealFFT: ~Copyable {
     /// Packed signal in, its spectrum X[0...size/2] out (in place).
     @_noLocks
     func forward(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
+        fft.copyToWork(re, im)
+        forward(from: fft.workRe, fft.workIm, to: re, im)
+    }
+
+    /// Packed signal in `inRe`/`inIm` (`size/2` floats each, left as they
+    /// were), its spectrum X[0...size/2] out in `re`/`im` (arrays of at
+    /// least `size/2 + 1` floats, not overlapping the input).
+    @_noLocks
+    func forward(from inRe: UnsafePointer<Float>, _ inIm: UnsafePointer<Float>,
+                 to re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>) {
         let m = size / 2
-        fft.transformForward(re, im)
+        fft.transformForward(from: inRe, inIm, to: re, im)
         // Z = FFT(even + i·odd): EVEN[k] = (Z[k] + conj Z[m−k])/2,
         // ODD[k] = (Z[k] − conj Z[m−k])/2i; X[k] = EVEN[k] + w^k·ODD[k],
         // X[m−k] = conj(EVEN[k] − w^k·ODD[k]).
@@ -347,8 +437,11 @@ struct RealFFT: ~Copyable {
         // · conj w^k; Z[k] = EVEN[k] + i·ODD[k] (Z[m−k] from the
         // conjugates), scaled by 1/m for the half-size inverse.
         let s = 0.5 / Float(m)
+        // Z goes to the FFT's work arrays, the input of its out-of-place
+        // transform back into re/im.
+        let zr = fft.workRe, zi = fft.workIm
         let x0 = re[0], xm = re[m]
-        re[0] = s * (x0 + xm); im[0] = s * (x0 - xm)
+        zr[0] = s * (x0 + xm); zi[0] = s * (x0 - xm)
         var k = 1
         while k &+ 4 < m / 2 {
             let c = m &- k &- 3
@@ -358,8 +451,8 @@ struct RealFFT: ~Copyable {
             let dr = s * (xkr - xcr), di = s * (xki + xci)
             let wr = (wRe + k).loadFloat4(), wi = (wIm + k).loadFloat4()
             let odr = dr * wr + di * wi, odi = di * wr - dr * wi
-            (re + c).storeFloat4(RealFFT.reversed(evr + odi)); (im + c).storeFloat4(RealFFT.reversed(odr - evi))
-            (re + k).storeFloat4(evr - odi); (im + k).storeFloat4(evi + odr)
+            (zr + c).storeFloat4(RealFFT.reversed(evr + odi)); (zi + c).storeFloat4(RealFFT.reversed(odr - evi))
+            (zr + k).storeFloat4(evr - odi); (zi + k).storeFloat4(evi + odr)
             k &+= 4
         }
         while k <= m / 2 {
@@ -369,11 +462,11 @@ struct RealFFT: ~Copyable {
             let dr = s * (xkr - xcr), di = s * (xki + xci)
             let wr = wRe[k], wi = wIm[k]
             let odr = dr * wr + di * wi, odi = di * wr - dr * wi
-            re[c] = evr + odi; im[c] = odr - evi
-            re[k] = evr - odi; im[k] = evi + odr
+            zr[c] = evr + odi; zi[c] = odr - evi
+            zr[k] = evr - odi; zi[k] = evi + odr
             k &+= 1
         }
-        fft.transformInverse(re, im)
+        fft.transformInverse(from: zr, zi, to: re, im)
     }
 }
 

@@ -62,9 +62,17 @@ struct ResidualEchoSuppressor: ~Copyable {
     let micHistory: UnsafeMutablePointer<Float>
     let linHistory: UnsafeMutablePointer<Float>
     let refHistory: UnsafeMutablePointer<Float>
+    /// The complex transform's input (windowed e + i·ŷ, zero-padded: the
+    /// tail past 2·hop is never written) and output.
+    let zInRe: UnsafeMutablePointer<Float>
+    let zInIm: UnsafeMutablePointer<Float>
     let re: UnsafeMutablePointer<Float>
     let im: UnsafeMutablePointer<Float>
-    /// The reference (packed real signal, then its spectrum).
+    /// The windowed reference, packed for the real transform (zero tail
+    /// past hop never written).
+    let xInRe: UnsafeMutablePointer<Float>
+    let xInIm: UnsafeMutablePointer<Float>
+    /// The reference's spectrum.
     let xr: UnsafeMutablePointer<Float>
     let xi: UnsafeMutablePointer<Float>
     /// The output's spectrum, then the output (packed).
@@ -165,6 +173,10 @@ struct ResidualEchoSuppressor: ~Copyable {
               let mh = batch.allocate(repeating: Float(0), count: 2 * frameSize),
               let lh = batch.allocate(repeating: Float(0), count: 2 * frameSize),
               let rh = batch.allocate(repeating: Float(0), count: 2 * frameSize),
+              let zir = batch.allocate(repeating: Float(0), count: p),
+              let zii = batch.allocate(repeating: Float(0), count: p),
+              let xir = batch.allocate(repeating: Float(0), count: p / 2),
+              let xii = batch.allocate(repeating: Float(0), count: p / 2),
               let re = batch.allocate(repeating: Float(0), count: p + 16),
               let im = batch.allocate(repeating: Float(0), count: p + 16),
               let xr = batch.allocate(repeating: Float(0), count: lanes),
@@ -201,6 +213,10 @@ struct ResidualEchoSuppressor: ~Copyable {
         micHistory = mh
         linHistory = lh
         refHistory = rh
+        zInRe = zir
+        zInIm = zii
+        xInRe = xir
+        xInIm = xii
         self.re = re
         self.im = im
         self.xr = xr
@@ -263,6 +279,10 @@ struct ResidualEchoSuppressor: ~Copyable {
         Allocation.free(micHistory)
         Allocation.free(linHistory)
         Allocation.free(refHistory)
+        Allocation.free(zInRe)
+        Allocation.free(zInIm)
+        Allocation.free(xInRe)
+        Allocation.free(xInIm)
         Allocation.free(re)
         Allocation.free(im)
         Allocation.free(xr)
@@ -371,34 +391,32 @@ struct ResidualEchoSuppressor: ~Copyable {
         i = 0
         while i &+ 4 <= n2 {
             let w = (window + i).loadFloat4(), e = (linHistory + i).loadFloat4()
-            (re + i).storeFloat4(w * e)
-            (im + i).storeFloat4(w * ((micHistory + i).loadFloat4() - e))
+            (zInRe + i).storeFloat4(w * e)
+            (zInIm + i).storeFloat4(w * ((micHistory + i).loadFloat4() - e))
             i &+= 4
         }
         while i < n2 {
             let w = window[i], e = linHistory[i]
-            re[i] = w * e
-            im[i] = w * (micHistory[i] - e)
+            zInRe[i] = w * e
+            zInIm[i] = w * (micHistory[i] - e)
             i &+= 1
         }
-        for i in n2..<p { re[i] = 0; im[i] = 0 }
         var m = 0
         while m &+ 4 <= n {
             let j = 2 &* m, j4 = j &+ 4
             let a: V = (window + j).loadFloat4() * (refHistory + j).loadFloat4()
             let b: V = (window + j4).loadFloat4() * (refHistory + j4).loadFloat4()
-            (xr + m).storeFloat4(V(a[0], a[2], b[0], b[2]))
-            (xi + m).storeFloat4(V(a[1], a[3], b[1], b[3]))
+            (xInRe + m).storeFloat4(V(a[0], a[2], b[0], b[2]))
+            (xInIm + m).storeFloat4(V(a[1], a[3], b[1], b[3]))
             m &+= 4
         }
         while m < n {
-            xr[m] = window[2 &* m] * refHistory[2 &* m]
-            xi[m] = window[2 &* m &+ 1] * refHistory[2 &* m &+ 1]
+            xInRe[m] = window[2 &* m] * refHistory[2 &* m]
+            xInIm[m] = window[2 &* m &+ 1] * refHistory[2 &* m &+ 1]
             m &+= 1
         }
-        for m in n..<half { xr[m] = 0; xi[m] = 0 }
-        fft.forward(re, im)
-        rfft.forward(xr, xi)
+        fft.transformForward(from: zInRe, zInIm, to: re, im)
+        rfft.forward(from: xInRe, xInIm, to: xr, xi)
         // Bin k pairs with p − k (bin 0 with itself).
         re[p] = re[0]
         im[p] = im[0]
