@@ -73,6 +73,29 @@ static inline double rtmix_support_sin(double x) { return sin(x); }
 static inline float rtmix_support_sqrtf(float x) { return sqrtf(x); }
 static inline double rtmix_support_sqrt(double x) { return sqrt(x); }
 static inline float rtmix_support_log10f(float x) { return log10f(x); }
+#if defined(__clang__)
+/* Four square roots at once (the residual-echo suppressor's per-bin gains,
+ * one instruction where the target has one); Swift sees SIMD4<Float>. */
+typedef float rtmix_support_float4 __attribute__((ext_vector_type(4)));
+static inline rtmix_support_float4 rtmix_support_sqrtf4(rtmix_support_float4 x) {
+    return __builtin_elementwise_sqrt(x);
+}
+/* Lane l of a, b, c, d to row l (a 4x4 transpose: the FFT's first pass
+ * stores four groups computed one per lane). Shuffles only. */
+static inline void rtmix_support_transpose4(rtmix_support_float4 a, rtmix_support_float4 b,
+                                            rtmix_support_float4 c, rtmix_support_float4 d,
+                                            rtmix_support_float4 *r0, rtmix_support_float4 *r1,
+                                            rtmix_support_float4 *r2, rtmix_support_float4 *r3) {
+    rtmix_support_float4 ab_lo = __builtin_shufflevector(a, b, 0, 4, 1, 5);
+    rtmix_support_float4 ab_hi = __builtin_shufflevector(a, b, 2, 6, 3, 7);
+    rtmix_support_float4 cd_lo = __builtin_shufflevector(c, d, 0, 4, 1, 5);
+    rtmix_support_float4 cd_hi = __builtin_shufflevector(c, d, 2, 6, 3, 7);
+    *r0 = __builtin_shufflevector(ab_lo, cd_lo, 0, 1, 4, 5);
+    *r1 = __builtin_shufflevector(ab_lo, cd_lo, 2, 3, 6, 7);
+    *r2 = __builtin_shufflevector(ab_hi, cd_hi, 0, 1, 4, 5);
+    *r3 = __builtin_shufflevector(ab_hi, cd_hi, 2, 3, 6, 7);
+}
+#endif
 /* The drift resampler's kernel table: RTMIX_DRIFT_PHASES + 1 phases of a
  * RTMIX_DRIFT_TAPS-tap Kaiser-windowed (beta 8) full-band sinc, computed
  * once per process (pthread_once) into static storage and shared by every

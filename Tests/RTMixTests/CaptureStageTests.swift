@@ -32,6 +32,82 @@ final class CaptureStageTests: XCTestCase {
         for t in 0..<n { XCTAssertEqual(im[t], 0, accuracy: 1e-5, "n \(n) t \(t)") }
     }
 
+    func testFFTOfEveryStageCountMatchesDirectDFT() {
+        // 2^1 … 2^12: odd and even stage counts (a last radix-2 pass or not).
+        for bits in 1...12 {
+            let n = 1 << bits
+            let fft = FFT(size: n)!
+            var noise = EchoSim.Noise(seed: UInt64(40 + bits))
+            let xr = (0..<n).map { _ in noise.next() }, xi = (0..<n).map { _ in noise.next() }
+            var re = xr, im = xi
+            re.withUnsafeMutableBufferPointer { r in im.withUnsafeMutableBufferPointer { fft.forward(r.baseAddress!, $0.baseAddress!) } }
+            var worst = 0.0
+            for k in (n <= 64 ? Array(0..<n) : [0, 1, 2, 3, 5, n / 4 - 1, n / 2, n / 2 + 3, n - 1]) {
+                var sr = 0.0, si = 0.0
+                for t in 0..<n {
+                    let a = -2 * Double.pi * Double((k * t) % n) / Double(n)
+                    sr += Double(xr[t]) * cos(a) - Double(xi[t]) * sin(a)
+                    si += Double(xr[t]) * sin(a) + Double(xi[t]) * cos(a)
+                }
+                worst = max(worst, abs(Double(re[k]) - sr), abs(Double(im[k]) - si))
+            }
+            XCTAssertLessThan(worst, 2e-5 * Double(n).squareRoot() * Double(bits), "n \(n)")
+            re.withUnsafeMutableBufferPointer { r in im.withUnsafeMutableBufferPointer { fft.inverse(r.baseAddress!, $0.baseAddress!) } }
+            for t in 0..<n {
+                XCTAssertEqual(re[t], xr[t], accuracy: 1e-5, "n \(n) t \(t)")
+                XCTAssertEqual(im[t], xi[t], accuracy: 1e-5, "n \(n) t \(t)")
+            }
+        }
+    }
+
+    /// The real FFT (half-size complex transform, packed layout) against a
+    /// direct DFT, and its inverse against a direct inverse DFT of a
+    /// spectrum that is not the transform of anything computed here.
+    func testRealFFTMatchesDirectDFTBothWays() {
+        for n in [8, 16, 32, 64, 512, 1024, 2048] {
+            let fft = RealFFT(size: n)!
+            let m = n / 2
+            var noise = EchoSim.Noise(seed: UInt64(n))
+            let x = (0..<n).map { _ in noise.next() }
+            var re = [Float](repeating: 0, count: m + 1), im = [Float](repeating: 0, count: m + 1)
+            for i in 0..<m { re[i] = x[2 * i]; im[i] = x[2 * i + 1] }
+            re.withUnsafeMutableBufferPointer { r in im.withUnsafeMutableBufferPointer { fft.forward(r.baseAddress!, $0.baseAddress!) } }
+            var worst = 0.0
+            for k in 0...m {
+                var sr = 0.0, si = 0.0
+                for t in 0..<n {
+                    let a = -2 * Double.pi * Double((k * t) % n) / Double(n)
+                    sr += Double(x[t]) * cos(a)
+                    si += Double(x[t]) * sin(a)
+                }
+                worst = max(worst, abs(Double(re[k]) - sr), abs(Double(im[k]) - si))
+            }
+            XCTAssertLessThan(worst, 1e-4 * Double(n).squareRoot(), "forward n \(n)")
+            // Inverse of an arbitrary half spectrum (bins 0 and m real).
+            var xr = (0...m).map { _ in noise.next() }, xi = (0...m).map { _ in noise.next() }
+            xi[0] = 0; xi[m] = 0
+            var expected = [Double](repeating: 0, count: n)
+            for t in 0..<n {
+                var s = 0.0
+                for k in 0..<n {
+                    // X[k] for k > m is conj X[n − k].
+                    let (r, i) = k <= m ? (Double(xr[k]), Double(xi[k])) : (Double(xr[n - k]), -Double(xi[n - k]))
+                    let a = 2 * Double.pi * Double((k * t) % n) / Double(n)
+                    s += r * cos(a) - i * sin(a)
+                }
+                expected[t] = s / Double(n)
+            }
+            xi[0] = 7; xi[m] = -3  // ignored
+            xr.withUnsafeMutableBufferPointer { r in xi.withUnsafeMutableBufferPointer { fft.inverse(r.baseAddress!, $0.baseAddress!) } }
+            worst = 0
+            for t in 0..<n { worst = max(worst, abs(Double(t % 2 == 0 ? xr[t / 2] : xi[t / 2]) - expected[t])) }
+            XCTAssertLessThan(worst, 1e-6 * Double(n).squareRoot(), "inverse n \(n)")
+            // Round trip.
+            re.withUnsafeMutableBufferPointer { r in im.withUnsafeMutableBufferPointer { fft.inverse(r.baseAddress!, $0.baseAddress!) } }
+            for t in 0..<n { XCTAssertEqual(t % 2 == 0 ? re[t / 2] : im[t / 2], x[t], accuracy: 1e-5, "n \(n) t \(t)") }
+        }
+    }
+
     // MARK: drift follower
 
     func testDriftResamplerIsBitExactAtUnitStep() {

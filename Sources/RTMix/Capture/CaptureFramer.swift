@@ -59,9 +59,25 @@ struct CaptureFramer: ~Copyable {
         let dst = micQueue + micQueued
         var bad = 0
         if channels == 1 {
-            for i in 0..<frames {
+            // Four at a time while all are finite (v − v is 0 only for
+            // finite v); a group with a non-finite sample sample by sample.
+            var i = 0
+            while i &+ 4 <= frames {
+                let v = (mic + i).loadFloat4()
+                if (v - v).sum() == 0 {
+                    (dst + i).storeFloat4(v)
+                } else {
+                    for j in i..<i &+ 4 {
+                        let x = mic[j]
+                        if x.isFinite { dst[j] = x } else { dst[j] = 0; bad += 1 }
+                    }
+                }
+                i &+= 4
+            }
+            while i < frames {
                 let v = mic[i]
                 if v.isFinite { dst[i] = v } else { dst[i] = 0; bad += 1 }
+                i &+= 1
             }
         } else {
             for i in 0..<frames {

@@ -89,14 +89,40 @@ extension CaptureProcessor {
             // The preprocessor's output is one frame late: the suppressor
             // gets it with the previous frame's linear echo estimate, and
             // "mic" = that output + that estimate.
-            for i in 0..<size { frameEcho[i] = frameEcho[size + i] }
+            let echoNow = frameEcho + size, micSeen = frameEcho + 2 * size
+            var i = 0
+            while i &+ 4 <= size {
+                (frameEcho + i).storeFloat4((echoNow + i).loadFloat4())
+                i &+= 4
+            }
+            while i < size {
+                frameEcho[i] = echoNow[i]
+                i &+= 1
+            }
             powers = canceller.process(mic: framer.frame, reference: reference.frameReference, out: frameOut,
-                                       echoEstimate: frameEcho + size)
-            let micSeen = frameEcho + 2 * size
-            for i in 0..<size { micSeen[i] = frameOut[i] + frameEcho[i] }
+                                       echoEstimate: echoNow)
+            i = 0
+            while i &+ 4 <= size {
+                (micSeen + i).storeFloat4((frameOut + i).loadFloat4() + (frameEcho + i).loadFloat4())
+                i &+= 4
+            }
+            while i < size {
+                micSeen[i] = frameOut[i] + frameEcho[i]
+                i &+= 1
+            }
             suppressor.process(mic: micSeen, linear: frameOut, reference: reference.frameReference, stride: refs)
-            var sum: Float = 0
-            for i in 0..<size { sum += frameOut[i] * frameOut[i] }
+            var sums = SIMD4<Float>(0, 0, 0, 0)
+            i = 0
+            while i &+ 4 <= size {
+                let v = (frameOut + i).loadFloat4()
+                sums += v * v
+                i &+= 4
+            }
+            var sum = sums.sum()
+            while i < size {
+                sum += frameOut[i] * frameOut[i]
+                i &+= 1
+            }
             powers.output = sum / Float(size)
             talking = suppressor.doubleTalk
             // Near-end talk or a moved echo path: estimate at the full

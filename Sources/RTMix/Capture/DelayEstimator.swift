@@ -345,34 +345,50 @@ struct Decimator {
     mutating func run(_ x: UnsafePointer<Float>, count: Int, into out: UnsafeMutablePointer<Float>,
                       at start: Int, mask: Int) -> Int {
         var index = start
-        var (z0, z1, z2, z3) = z
+        var state = z
+        var ph = phase
         let keep = factor / pre
-        for i in 0..<count {
-            var v = x[i]
-            if pre == 2 {
-                if pendingCount == 0 {
-                    pending = v
-                    pendingCount = 1
-                    continue
-                }
-                v = 0.5 * (pending + v)
+        if pre == 2 {
+            // Pairs averaged: a sample left over from the last call pairs
+            // with this call's first.
+            var i = 0
+            if pendingCount == 1 && count > 0 {
+                step(0.5 * (pending + x[0]), &state, &ph, keep, out, &index, mask)
                 pendingCount = 0
+                i = 1
             }
-            // Transposed direct form II, two sections.
-            let y1 = b0.0 * v + z0
-            z0 = b1.0 * v - a1.0 * y1 + z1
-            z1 = b2.0 * v - a2.0 * y1
-            let y2 = b0.1 * y1 + z2
-            z2 = b1.1 * y1 - a1.1 * y2 + z3
-            z3 = b2.1 * y1 - a2.1 * y2
-            phase += 1
-            if phase == keep {
-                phase = 0
-                out[index & mask] = y2
-                index += 1
+            while i &+ 1 < count {
+                step(0.5 * (x[i] + x[i &+ 1]), &state, &ph, keep, out, &index, mask)
+                i &+= 2
             }
+            if i < count {
+                pending = x[i]
+                pendingCount = 1
+            }
+        } else {
+            for i in 0..<count { step(x[i], &state, &ph, keep, out, &index, mask) }
         }
-        z = (z0, z1, z2, z3)
+        z = state
+        phase = ph
         return index
+    }
+
+    /// One filtered sample; every `keep`-th goes into the ring.
+    @_noLocks @inline(__always)
+    func step(_ v: Float, _ z: inout (Float, Float, Float, Float), _ phase: inout Int, _ keep: Int,
+              _ out: UnsafeMutablePointer<Float>, _ index: inout Int, _ mask: Int) {
+        // Transposed direct form II, two sections.
+        let y1 = b0.0 * v + z.0
+        z.0 = b1.0 * v - a1.0 * y1 + z.1
+        z.1 = b2.0 * v - a2.0 * y1
+        let y2 = b0.1 * y1 + z.2
+        z.2 = b1.1 * y1 - a1.1 * y2 + z.3
+        z.3 = b2.1 * y1 - a2.1 * y2
+        phase &+= 1
+        if phase == keep {
+            phase = 0
+            out[index & mask] = y2
+            index &+= 1
+        }
     }
 }

@@ -76,9 +76,28 @@ struct DriftResampler: ~Copyable {
     mutating func append(interleaved src: UnsafePointer<Float>, frames: Int) {
         let n = min(frames, room)
         let c = channels
-        for ch in 0..<c {
-            let dst = inputs + ch * stride + count
-            for i in 0..<n { dst[i] = src[i * c + ch] }
+        if c == 1 {
+            let dst = inputs + count
+            var i = 0
+            while i &+ 4 <= n {
+                (dst + i).storeFloat4((src + i).loadFloat4())
+                i &+= 4
+            }
+            while i < n {
+                dst[i] = src[i]
+                i &+= 1
+            }
+        } else if c == 2 {
+            let d0 = inputs + count, d1 = inputs + stride + count
+            for i in 0..<n {
+                d0[i] = src[2 &* i]
+                d1[i] = src[2 &* i &+ 1]
+            }
+        } else {
+            for ch in 0..<c {
+                let dst = inputs + ch * stride + count
+                for i in 0..<n { dst[i] = src[i * c + ch] }
+            }
         }
         count += n
     }

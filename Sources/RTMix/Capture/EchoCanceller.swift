@@ -146,8 +146,7 @@ struct EchoCanceller: ~Copyable {
             powers.linear = back * EchoCanceller.power(o, count: n)
             powers.trouble = watch(mic: m, out: o)
             if let est = echoEstimate {
-                let scale = 1 / (32768 * gain)
-                for i in 0..<n { est[i] = (Float(m[i]) - Float(o[i])) * scale }
+                EchoCanceller.toFloat(m, minus: UnsafePointer(o), scale: 1 / (32768 * gain), into: est, count: n)
             }
         } else {
             for i in 0..<n { o[i] = m[i] }
@@ -159,8 +158,7 @@ struct EchoCanceller: ~Copyable {
         } else {
             powers.output = powers.linear
         }
-        let scale: Float = 1 / (32768 * gain)
-        for i in 0..<n { out[i] = Float(o[i]) * scale }
+        EchoCanceller.toFloat(o, minus: nil, scale: 1 / (32768 * gain), into: out, count: n)
         return powers
     }
 
@@ -169,14 +167,33 @@ struct EchoCanceller: ~Copyable {
     /// away from DC).
     @_noLocks
     static func hot(_ x: UnsafePointer<Float>, count: Int, stride: Int) -> Bool {
-        var previous: Float = 0, sum: Float = 0
-        for i in 0..<count {
+        // d[i] = c(x[i]) − 0.9·c(x[i − 1]), c: non-finite → 0, clamped to
+        // ±1; four samples at a time, the previous clamped sample carried
+        // from lane 3.
+        let one = SIMD4<Float>(1, 1, 1, 1), minusOne = SIMD4<Float>(-1, -1, -1, -1)
+        var sums = SIMD4<Float>(0, 0, 0, 0)
+        var previous: Float = 0
+        var i = 0
+        while i &+ 4 <= count {
+            var v = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD4<Float>.self)
+            v.replace(with: 0, where: .!(v - v .== SIMD4<Float>(0, 0, 0, 0)))  // NaN, ±inf
+            v.replace(with: minusOne, where: v .< minusOne)
+            v.replace(with: one, where: v .> one)
+            let before = SIMD4<Float>(previous, v[0], v[1], v[2])
+            let d = v - 0.9 * before
+            sums += d * d
+            previous = v[3]
+            i &+= 4
+        }
+        var sum = sums.sum()
+        while i < count {
             var v = x[i]
             if !v.isFinite { v = 0 }
             v = min(max(v, -1), 1)
             let d = v - 0.9 * previous
             sum += d * d
             previous = v
+            i &+= 1
         }
         // × 32768² against 1e9 per sample
         return sum * 1_073_741_824 > 1e9 * Float(count)
@@ -343,12 +360,55 @@ struct EchoCanceller: ~Copyable {
 
     @_noLocks
     static func power(_ x: UnsafePointer<Int16>, count: Int) -> Float {
-        var sum: Float = 0
-        for i in 0..<count {
+        var sums = SIMD4<Float>(0, 0, 0, 0)
+        var i = 0
+        while i &+ 4 <= count {
+            let f = EchoCanceller.float4(x, i) * (1.0 / 32768)
+            sums += f * f
+            i &+= 4
+        }
+        var sum = sums.sum()
+        while i < count {
             let f = Float(x[i]) * (1.0 / 32768)
             sum += f * f
+            i &+= 1
         }
         return sum / Float(count)
+    }
+
+    /// Four int16 samples from `x + i` as floats, exactly: the bits
+    /// 0x4B000000 + 32768 + v are the float 2^23 + 32768 + v.
+    @_noLocks @inline(__always)
+    static func float4(_ x: UnsafePointer<Int16>, _ i: Int) -> SIMD4<Float> {
+        let v = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD4<Int16>.self)
+        let bits = SIMD4<Int32>(truncatingIfNeeded: v) &+ SIMD4<Int32>(repeating: 0x4B00_8000)
+        return unsafeBitCast(bits, to: SIMD4<Float>.self) - SIMD4<Float>(repeating: 8_421_376)
+    }
+
+    /// y[i] = (a[i] − b[i])·scale (b nil: a[i]·scale) for `count` int16 samples.
+    @_noLocks
+    static func toFloat(_ a: UnsafePointer<Int16>, minus b: UnsafePointer<Int16>?, scale: Float,
+                        into y: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        if let b {
+            while i &+ 4 <= count {
+                (y + i).storeFloat4((EchoCanceller.float4(a, i) - EchoCanceller.float4(b, i)) * scale)
+                i &+= 4
+            }
+            while i < count {
+                y[i] = (Float(a[i]) - Float(b[i])) * scale
+                i &+= 1
+            }
+        } else {
+            while i &+ 4 <= count {
+                (y + i).storeFloat4(EchoCanceller.float4(a, i) * scale)
+                i &+= 4
+            }
+            while i < count {
+                y[i] = Float(a[i]) * scale
+                i &+= 1
+            }
+        }
     }
 }
 

@@ -151,22 +151,38 @@ struct ReferenceHistory: ~Copyable {
         let refs = channels
         let media = planes + refs * capacity
         let h = appended
-        var missing = 0
-        for i in 0..<count {
-            let index = start + Int64(i)
-            let slot = Int(truncatingIfNeeded: index) & mask
-            if index < 0 && overflowSeen == 0 {
-                for ch in 0..<refs { frameReference[i * refs + ch] = 0 }
-                frameMedia[i] = 0
-            } else if index < h && index >= h - Int64(capacity) {
-                for ch in 0..<refs { frameReference[i * refs + ch] = planes[ch * capacity + slot] }
-                frameMedia[i] = media[slot]
+        // Indices before 0 (nothing rendered yet, no overflow seen) are
+        // silence; [h − capacity, h) is held; everything else is missing.
+        // The three ranges, as frame positions: [0, silent) ⊆ [0, a),
+        // the held [a, b), the rest zero.
+        let n = Int64(count)
+        var lo = max(start, h - Int64(capacity))
+        if overflowSeen == 0 { lo = max(lo, 0) }
+        let a = Int(min(max(lo - start, 0), n))
+        let b = Int(min(max(min(start + n, h) - start, Int64(a)), n))
+        let silent = overflowSeen == 0 ? Int(min(max(-start, 0), n)) : 0
+        for i in 0..<a &* refs { frameReference[i] = 0 }
+        for i in 0..<a { frameMedia[i] = 0 }
+        var i = a
+        while i < b {
+            let slot = Int(truncatingIfNeeded: start &+ Int64(i)) & mask
+            let run = min(b &- i, capacity &- slot)
+            if refs == 1 {
+                let src = planes + slot, dst = frameReference + i
+                for j in 0..<run { dst[j] = src[j] }
             } else {
-                for ch in 0..<refs { frameReference[i * refs + ch] = 0 }
-                frameMedia[i] = 0
-                missing += 1
+                for ch in 0..<refs {
+                    let src = planes + (ch &* capacity &+ slot), dst = frameReference + (i &* refs &+ ch)
+                    for j in 0..<run { dst[j &* refs] = src[j] }
+                }
             }
+            let src = media + slot, dst = frameMedia + i
+            for j in 0..<run { dst[j] = src[j] }
+            i &+= run
         }
+        for i in b &* refs..<count &* refs { frameReference[i] = 0 }
+        for i in b..<count { frameMedia[i] = 0 }
+        let missing = count - (b - a) - silent
         return missing
     }
 }

@@ -46,21 +46,45 @@ import CRTMixSupport
 ///   pass, bins the echo explains are suppressed.
 /// - Comfort noise: a minimum-tracking estimate of the background per bin
 ///   fills suppressed bins (random phase), so the background does not pump.
-/// No allocation after `init`; the transforms are the project's radix-2 FFT
-/// (two forward, one inverse per frame).
+/// No allocation after `init`; per frame one complex FFT (E and Ŷ, two
+/// real signals in one transform) and two half-size real ones (`RealFFT`:
+/// the reference forward, the output inverse). The per-bin passes run four
+/// bins at a time (SIMD4).
 struct ResidualEchoSuppressor: ~Copyable {
     let hop: Int
     let size: Int
     let bins: Int
+    /// Per-bin arrays' length: `bins` rounded up to a multiple of 4.
+    let lanes: Int
     let fft: FFT
+    let rfft: RealFFT
     let window: UnsafeMutablePointer<Float>
     let micHistory: UnsafeMutablePointer<Float>
     let linHistory: UnsafeMutablePointer<Float>
     let refHistory: UnsafeMutablePointer<Float>
+    /// The complex transform's input (windowed e + i·ŷ, zero-padded: the
+    /// tail past 2·hop is never written) and output.
+    let zInRe: UnsafeMutablePointer<Float>
+    let zInIm: UnsafeMutablePointer<Float>
     let re: UnsafeMutablePointer<Float>
     let im: UnsafeMutablePointer<Float>
+    /// The windowed reference, packed for the real transform (zero tail
+    /// past hop never written).
+    let xInRe: UnsafeMutablePointer<Float>
+    let xInIm: UnsafeMutablePointer<Float>
+    /// The reference's spectrum.
     let xr: UnsafeMutablePointer<Float>
     let xi: UnsafeMutablePointer<Float>
+    /// The output's spectrum, then the output (packed).
+    let outRe: UnsafeMutablePointer<Float>
+    let outIm: UnsafeMutablePointer<Float>
+    /// Per bin, this frame: E (the input's spectrum), |E|², the amplitude
+    /// gain and the comfort noise's amplitude.
+    let eRe: UnsafeMutablePointer<Float>
+    let eIm: UnsafeMutablePointer<Float>
+    let powerE: UnsafeMutablePointer<Float>
+    let amplitude: UnsafeMutablePointer<Float>
+    let comfort: UnsafeMutablePointer<Float>
     let overlap: UnsafeMutablePointer<Float>
     // per bin
     let leak: UnsafeMutablePointer<Float>
@@ -136,46 +160,74 @@ struct ResidualEchoSuppressor: ~Copyable {
     init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, overdriveDb: Float = 3,
           echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300, nearEndTrigger: Int = 2,
           noveltyDb: Float = 20, echoOnlyPathWeight: Float = 1, talkMicMargin: Float = 4) {
-        var p = 2
+        var p = 8
         while p < 2 * frameSize { p <<= 1 }
         let bins = p / 2 + 1
+        // Per-bin arrays run to a multiple of 4 (SIMD4); the lanes past
+        // `bins` see zero spectra and stay inert.
+        let lanes = p / 2 + 4
         var batch = AllocationBatch()
         guard let fft = FFT(size: p),
+              let rfft = RealFFT(size: p),
               let w = batch.allocate(repeating: Float(0), count: 2 * frameSize),
               let mh = batch.allocate(repeating: Float(0), count: 2 * frameSize),
               let lh = batch.allocate(repeating: Float(0), count: 2 * frameSize),
               let rh = batch.allocate(repeating: Float(0), count: 2 * frameSize),
-              let re = batch.allocate(repeating: Float(0), count: p),
-              let im = batch.allocate(repeating: Float(0), count: p),
-              let xr = batch.allocate(repeating: Float(0), count: p),
-              let xi = batch.allocate(repeating: Float(0), count: p),
+              let zir = batch.allocate(repeating: Float(0), count: p),
+              let zii = batch.allocate(repeating: Float(0), count: p),
+              let xir = batch.allocate(repeating: Float(0), count: p / 2),
+              let xii = batch.allocate(repeating: Float(0), count: p / 2),
+              let re = batch.allocate(repeating: Float(0), count: p + 16),
+              let im = batch.allocate(repeating: Float(0), count: p + 16),
+              let xr = batch.allocate(repeating: Float(0), count: lanes),
+              let xi = batch.allocate(repeating: Float(0), count: lanes),
+              let yr = batch.allocate(repeating: Float(0), count: lanes),
+              let yi = batch.allocate(repeating: Float(0), count: lanes),
+              let er = batch.allocate(repeating: Float(0), count: lanes),
+              let ei = batch.allocate(repeating: Float(0), count: lanes),
+              let pe = batch.allocate(repeating: Float(0), count: lanes),
+              let am = batch.allocate(repeating: Float(0), count: lanes),
+              let cn = batch.allocate(repeating: Float(0), count: lanes),
               let ov = batch.allocate(repeating: Float(0), count: frameSize),
-              let leak = batch.allocate(repeating: Float(1), count: bins),
-              let eh = batch.allocate(repeating: Float(0), count: bins),
-              let xh = batch.allocate(repeating: Float(0), count: bins),
-              let pg = batch.allocate(repeating: Float(1), count: bins),
-              let nz = batch.allocate(repeating: Float(0), count: bins),
-              let g = batch.allocate(repeating: Float(1), count: bins),
-              let t = batch.allocate(repeating: Float(1), count: bins),
-              let cp = batch.allocate(repeating: Float(0), count: bins),
+              let leak = batch.allocate(repeating: Float(1), count: lanes),
+              let eh = batch.allocate(repeating: Float(0), count: lanes),
+              let xh = batch.allocate(repeating: Float(0), count: lanes),
+              let pg = batch.allocate(repeating: Float(1), count: lanes),
+              let nz = batch.allocate(repeating: Float(0), count: lanes),
+              let g = batch.allocate(repeating: Float(1), count: lanes),
+              let t = batch.allocate(repeating: Float(1), count: lanes + 2),
+              let cp = batch.allocate(repeating: Float(0), count: lanes),
               let ph = batch.allocate(repeating: Float(0), count: 512),
-              let tr = batch.allocate(repeating: Float(0), count: bins),
-              let rs = batch.allocate(repeating: Float(0), count: bins),
-              let fw = batch.allocate(repeating: Float(1), count: bins)
+              let tr = batch.allocate(repeating: Float(0), count: lanes),
+              let rs = batch.allocate(repeating: Float(0), count: lanes),
+              let fw = batch.allocate(repeating: Float(1), count: lanes)
         else { return nil }
         hop = frameSize
         size = p
         self.bins = bins
-        allocatedBytes = batch.commit() + fft.allocatedBytes
+        self.lanes = lanes
+        allocatedBytes = batch.commit() + fft.allocatedBytes + rfft.allocatedBytes
         self.fft = consume fft
+        self.rfft = consume rfft
         window = w
         micHistory = mh
         linHistory = lh
         refHistory = rh
+        zInRe = zir
+        zInIm = zii
+        xInRe = xir
+        xInIm = xii
         self.re = re
         self.im = im
         self.xr = xr
         self.xi = xi
+        outRe = yr
+        outIm = yi
+        eRe = er
+        eIm = ei
+        powerE = pe
+        amplitude = am
+        comfort = cn
         overlap = ov
         self.leak = leak
         echoHeld = eh
@@ -227,10 +279,21 @@ struct ResidualEchoSuppressor: ~Copyable {
         Allocation.free(micHistory)
         Allocation.free(linHistory)
         Allocation.free(refHistory)
+        Allocation.free(zInRe)
+        Allocation.free(zInIm)
+        Allocation.free(xInRe)
+        Allocation.free(xInIm)
         Allocation.free(re)
         Allocation.free(im)
         Allocation.free(xr)
         Allocation.free(xi)
+        Allocation.free(outRe)
+        Allocation.free(outIm)
+        Allocation.free(eRe)
+        Allocation.free(eIm)
+        Allocation.free(powerE)
+        Allocation.free(amplitude)
+        Allocation.free(comfort)
         Allocation.free(overlap)
         Allocation.free(leak)
         Allocation.free(echoHeld)
@@ -250,10 +313,38 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// fallback estimate until it has converged again.
     @_noLocks
     mutating func distrust() {
-        for k in 0..<bins { trust[k] = 0 }
+        for k in 0..<lanes { trust[k] = 0 }
         // What the filter used to leave says nothing about the new one:
         // assume it leaves all of its estimate until learnt again.
-        for k in 0..<bins { leak[k] = 1 }
+        for k in 0..<lanes { leak[k] = 1 }
+    }
+
+
+    /// Sums over the bins of one frame, four lanes at a time.
+    struct BinSums {
+        var e: SIMD4<Float>, y: SIMD4<Float>, r: SIMD4<Float>, kept: SIMD4<Float>, talk: SIMD4<Float>
+        /// The held reference's largest power per lane.
+        var xMax: SIMD4<Float>
+        @_noLocks @inline(__always)
+        init() {
+            let zero = SIMD4<Float>(0, 0, 0, 0)
+            e = zero; y = zero; r = zero; kept = zero; talk = zero; xMax = zero
+        }
+    }
+
+    /// x > y ? x : y per lane (Swift's max for the values seen here).
+    @_noLocks @inline(__always)
+    static func vmax(_ x: SIMD4<Float>, _ y: SIMD4<Float>) -> SIMD4<Float> { y.replacing(with: x, where: x .> y) }
+
+    /// x < y ? x : y per lane.
+    @_noLocks @inline(__always)
+    static func vmin(_ x: SIMD4<Float>, _ y: SIMD4<Float>) -> SIMD4<Float> { y.replacing(with: x, where: x .< y) }
+
+    /// Lanes 3, 2, 1, 0 of the four floats from `p`.
+    @_noLocks @inline(__always)
+    static func reversed(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
+        let v = p.loadFloat4()
+        return SIMD4(v[3], v[2], v[1], v[0])
     }
 
     /// One frame: `mic` (hop samples, what the canceller got), `linear`
@@ -263,98 +354,90 @@ struct ResidualEchoSuppressor: ~Copyable {
     @_noLocks
     mutating func process(mic: UnsafePointer<Float>, linear: UnsafeMutablePointer<Float>,
                           reference: UnsafePointer<Float>, stride: Int) {
-        let n = hop, n2 = 2 * hop, p = size
-        for i in 0..<n {
-            micHistory[i] = micHistory[i + n]
-            linHistory[i] = linHistory[i + n]
-            refHistory[i] = refHistory[i + n]
-            micHistory[i + n] = mic[i]
-            linHistory[i + n] = linear[i]
-            var r: Float = 0
-            for c in 0..<stride { r += reference[i * stride + c] }
-            refHistory[i + n] = r / Float(stride)
+        typealias V = SIMD4<Float>
+        let n = hop, n2 = 2 * hop, p = size, half = p / 2
+        // The last two frames of each signal.
+        var i = 0
+        while i &+ 4 <= n {
+            (micHistory + i).storeFloat4((micHistory + n + i).loadFloat4())
+            (linHistory + i).storeFloat4((linHistory + n + i).loadFloat4())
+            (refHistory + i).storeFloat4((refHistory + n + i).loadFloat4())
+            (micHistory + n + i).storeFloat4((mic + i).loadFloat4())
+            (linHistory + n + i).storeFloat4((linear + i).loadFloat4())
+            i &+= 4
         }
-        // One complex transform for two real signals: z = e + i·ŷ.
-        for i in 0..<n2 {
-            let w = window[i]
-            let e = linHistory[i]
-            re[i] = w * e
-            im[i] = w * (micHistory[i] - e)
-            xr[i] = w * refHistory[i]
-            xi[i] = 0
+        while i < n {
+            micHistory[i] = micHistory[i &+ n]
+            linHistory[i] = linHistory[i &+ n]
+            refHistory[i] = refHistory[i &+ n]
+            micHistory[i &+ n] = mic[i]
+            linHistory[i &+ n] = linear[i]
+            i &+= 1
         }
-        for i in n2..<p {
-            re[i] = 0; im[i] = 0; xr[i] = 0; xi[i] = 0
+        let newRef = refHistory + n
+        if stride == 1 {
+            for i in 0..<n { newRef[i] = reference[i] }
+        } else if stride == 2 {
+            for i in 0..<n { newRef[i] = (reference[2 &* i] + reference[2 &* i &+ 1]) * 0.5 }
+        } else {
+            for i in 0..<n {
+                var r: Float = 0
+                for c in 0..<stride { r += reference[i * stride + c] }
+                newRef[i] = r / Float(stride)
+            }
         }
-        fft.forward(re, im)
-        fft.forward(xr, xi)
+        // One complex transform for two real signals: z = e + i·ŷ; the
+        // reference, real, packed for the half-size real transform.
+        i = 0
+        while i &+ 4 <= n2 {
+            let w = (window + i).loadFloat4(), e = (linHistory + i).loadFloat4()
+            (zInRe + i).storeFloat4(w * e)
+            (zInIm + i).storeFloat4(w * ((micHistory + i).loadFloat4() - e))
+            i &+= 4
+        }
+        while i < n2 {
+            let w = window[i], e = linHistory[i]
+            zInRe[i] = w * e
+            zInIm[i] = w * (micHistory[i] - e)
+            i &+= 1
+        }
+        var m = 0
+        while m &+ 4 <= n {
+            let j = 2 &* m, j4 = j &+ 4
+            let a: V = (window + j).loadFloat4() * (refHistory + j).loadFloat4()
+            let b: V = (window + j4).loadFloat4() * (refHistory + j4).loadFloat4()
+            (xInRe + m).storeFloat4(V(a[0], a[2], b[0], b[2]))
+            (xInIm + m).storeFloat4(V(a[1], a[3], b[1], b[3]))
+            m &+= 4
+        }
+        while m < n {
+            xInRe[m] = window[2 &* m] * refHistory[2 &* m]
+            xInIm[m] = window[2 &* m &+ 1] * refHistory[2 &* m &+ 1]
+            m &+= 1
+        }
+        fft.transformForward(from: zInRe, zInIm, to: re, im)
+        rfft.forward(from: xInRe, xInIm, to: xr, xi)
+        // Bin k pairs with p − k (bin 0 with itself).
+        re[p] = re[0]
+        im[p] = im[0]
 
-        var sumE: Float = 0, sumR: Float = 0, sumKept: Float = 0, sumY: Float = 0
-        var anyFar = false
-        var sumTalk: Float = 0
-        let up: Float = leakUp, down: Float = leakDown  // +0.02 / −0.1 dB
-        for k in 0..<bins {
-            let j = (p - k) & (p - 1)
-            // E[k] = (Z[k] + conj Z[p−k]) / 2, Ŷ[k] = (Z[k] − conj Z[p−k]) / 2i
-            let er = 0.5 * (re[k] + re[j]), ei = 0.5 * (im[k] - im[j])
-            let yr = 0.5 * (im[k] + im[j]), yi = -0.5 * (re[k] - re[j])
-            let pE = er * er + ei * ei
-            let pY = yr * yr + yi * yi
-            let pX = xr[k] * xr[k] + xi[k] * xi[k]
-            let micR = er + yr, micI = ei + yi
-            let pMic = micR * micR + micI * micI
-            let held = max(pY, echoHeld[k] * decay)
-            echoHeld[k] = held
-            let xHeld = max(pX, refHeld[k] * decay)
-            refHeld[k] = xHeld
-            // Learn how much of the estimated echo the filter leaves.
-            if pY > activity {
-                let ratio = pE / pY
-                var l = leak[k] * (ratio > leak[k] ? up : down)
-                l = max(1e-5, min(4, l))
-                leak[k] = l
-            }
-            // Learn the echo path's gain (mic over held reference).
-            if xHeld > activity {
-                anyFar = true
-                let ratio = pMic / xHeld
-                var g = pathGain[k] * (ratio > pathGain[k] ? up : down)
-                g = max(1e-6, min(1e3, g))
-                pathGain[k] = g
-            }
-            // Background: minimum tracking, fast down; up 5 dB/s without
-            // echo in the bin, 0.2 dB/s with (the residual echo is no
-            // background).
-            let nz = noise[k]
-            let rise: Float = xHeld > activity ? 1.00046 : 1.0116
-            noise[k] = max(activity * 1e-3, pE < nz ? nz + 0.2 * (pE - nz) : nz * rise)
-            let linearR = overdrive * leak[k] * held
-            let fallbackR = fallbackOverdrive * pathGain[k] * xHeld
-            // New in this bin: the filter has not shown it removes echo at
-            // this level here; trust it again once it has.
-            // (Read once into a local: the form that updated refSlow[k] in
-            // place crashed Swift 6.3.1's compiler in the -O TSan build,
-            // LLVM "Invalid bitcast".)
-            let slow = refSlow[k]
-            refSlow[k] = slow + 0.005 * (pX - slow)
-            let fresh = pX > novelty * slow + activity
-            let weight: Float = fresh ? 1 : 1 - trust[k]
-            if fresh { trust[k] = 0 }
-            fallbackWeight[k] = weight
-            let r = max(linearR, weight * fallbackR)
-            // Decision-directed signal-to-residual ratio (last frame's kept
-            // power, this frame's excess), Wiener amplitude gain ξ/(1+ξ).
-            let rr = max(r, 1e-20)
-            let xi = ddWeight * cleanPrevious[k] / rr + (1 - ddWeight) * max(pE / rr - 1, 0)
-            let amp = xi / (1 + xi)
-            let t = max(floorGain, amp * amp)
-            target[k] = t
-            sumE += pE
-            sumY += pY
-            sumR += min(r, pE)
-            sumKept += t * pE
-            if pMic > talkMicMargin * pathGain[k] * xHeld { sumTalk += t * pE }
+        var sums = BinSums()
+        var k = 0
+        while k < half {
+            learnBins(k, (re + k).loadFloat4(), (im + k).loadFloat4(),
+                      ResidualEchoSuppressor.reversed(re + (p &- k &- 3)),
+                      ResidualEchoSuppressor.reversed(im + (p &- k &- 3)), &sums)
+            k &+= 4
         }
+        // The last bin (p/2) alone: the other lanes see zero spectra.
+        let only = V(1, 0, 0, 0)
+        learnBins(half, only * (re + half).loadFloat4(), only * (im + half).loadFloat4(),
+                  only * ResidualEchoSuppressor.reversed(re + (half &- 3)),
+                  only * ResidualEchoSuppressor.reversed(im + (half &- 3)), &sums)
+        let xm = sums.xMax
+        let anyFar = max(max(xm[0], xm[1]), max(xm[2], xm[3])) > activity
+        let sumE = sums.e.sum(), sumY = sums.y.sum(), sumR = sums.r.sum()
+        let sumKept = sums.kept.sum(), sumTalk = sums.talk.sum()
         farEnd = anyFar
         // Trust the linear filter once it removes echo: its broadband echo
         // estimate above its residual (more than 3 dB removed). Per bin
@@ -363,7 +446,12 @@ struct ResidualEchoSuppressor: ~Copyable {
         // music the reference lacks) dominates never shows the filter
         // removing anything, and must not be suppressed for it.
         if anyFar && sumY > sumE {
-            for k in 0..<bins { trust[k] = min(1, trust[k] + 1 / trustFrames) }
+            let step = V(repeating: 1 / trustFrames), one = V(repeating: 1)
+            k = 0
+            while k < lanes {
+                (trust + k).storeFloat4(ResidualEchoSuppressor.vmin(one, (trust + k).loadFloat4() + step))
+                k &+= 4
+            }
         }
         // Near-end talk over the echo: the output keeps clearly more than
         // the residual echo explains, and within 10 dB of the linear echo
@@ -377,54 +465,169 @@ struct ResidualEchoSuppressor: ~Copyable {
         // misadapted bursts pass it too: 8–10 dB less echo removed).
         talkRun = doubleTalk ? talkRun + 1 : 0
         sinceNearEnd = talkRun >= nearEndTrigger ? 0 : min(sinceNearEnd + 1, Int.max / 2)
+        let tg = target + 1  // bin k's target at tg[k]; tg[−1], tg[bins]: the ends repeated
         // Echo-only state: no near-end talk for the hold time. The same
         // Wiener gain against a residual taken `echoOnlyOverdrive` louder.
         if anyFar && sinceNearEnd >= nearEndHold && echoOnlyOverdrive > overdrive {
             let od = echoOnlyOverdrive
-            for k in 0..<bins {
-                let j = (p - k) & (p - 1)
-                let er = 0.5 * (re[k] + re[j]), ei = 0.5 * (im[k] - im[j])
-                let pE = er * er + ei * ei
-                let linearR = od * leak[k] * echoHeld[k]
-                let fallbackR = fallbackOverdrive * pathGain[k] * refHeld[k]
-                let pathR = pathGain[k] * refHeld[k]
-                let rr = max(max(linearR, fallbackWeight[k] * fallbackR), max(echoOnlyPathWeight * pathR, 1e-20))
-                let xi = ddWeight * cleanPrevious[k] / rr + (1 - ddWeight) * max(pE / rr - 1, 0)
+            let tiny = V(repeating: 1e-20), floorV = V(repeating: floorGain)
+            k = 0
+            while k < lanes {
+                let pE = (powerE + k).loadFloat4()
+                let pg = (pathGain + k).loadFloat4(), xHeld = (refHeld + k).loadFloat4()
+                let linearR = od * (leak + k).loadFloat4() * (echoHeld + k).loadFloat4()
+                let fallbackR = fallbackOverdrive * pg * xHeld
+                let pathR = pg * xHeld
+                let rr = ResidualEchoSuppressor.vmax(
+                    ResidualEchoSuppressor.vmax(linearR, (fallbackWeight + k).loadFloat4() * fallbackR),
+                    ResidualEchoSuppressor.vmax(echoOnlyPathWeight * pathR, tiny))
+                let xi = ddWeight * (cleanPrevious + k).loadFloat4() / rr
+                    + (1 - ddWeight) * ResidualEchoSuppressor.vmax(pE / rr - 1, V(0, 0, 0, 0))
                 let amp = xi / (1 + xi)
-                target[k] = max(floorGain, amp * amp)
+                (tg + k).storeFloat4(ResidualEchoSuppressor.vmax(floorV, amp * amp))
+                k &+= 4
             }
         }
         // Smooth over neighbouring bins, limit the slew, apply, add comfort noise.
-        var previous = target[0]
-        for k in 0..<bins {
-            let next = k + 1 < bins ? target[k + 1] : target[k]
-            let smoothed = 0.25 * previous + 0.5 * target[k] + 0.25 * next
-            previous = target[k]
-            var g = gain[k]
-            g = smoothed < g ? max(smoothed, g * fallLimit) : min(smoothed, g * riseLimit)
-            gain[k] = g
-            let a = _unsafePerformance { rtmix_support_sqrtf(g) }  // amplitude gain
-            let j = (p - k) & (p - 1)
-            let er = 0.5 * (re[k] + re[j]), ei = 0.5 * (im[k] - im[j])
-            cleanPrevious[k] = g * (er * er + ei * ei)
-            seed = seed &* 1_664_525 &+ 1_013_904_223
-            let idx = Int(seed >> 24) * 2
-            let cnPower = noise[k] * max(0, 1 - g)
-            let cn = _unsafePerformance { rtmix_support_sqrtf(cnPower) }
-            xr[k] = a * er + cn * phases[idx]
-            xi[k] = a * ei + cn * phases[idx + 1]
+        tg[-1] = tg[0]
+        tg[bins] = tg[bins - 1]
+        k = 0
+        while k < lanes {
+            let smoothed = 0.25 * (tg + (k &- 1)).loadFloat4() + 0.5 * (tg + k).loadFloat4()
+                + 0.25 * (tg + (k &+ 1)).loadFloat4()
+            let g = (gain + k).loadFloat4()
+            let falling = ResidualEchoSuppressor.vmax(smoothed, g * fallLimit)
+            let rising = ResidualEchoSuppressor.vmin(smoothed, g * riseLimit)
+            let gNew = rising.replacing(with: falling, where: smoothed .< g)
+            (gain + k).storeFloat4(gNew)
+            (amplitude + k).storeFloat4(_unsafePerformance { rtmix_support_sqrtf4(gNew) })
+            (cleanPrevious + k).storeFloat4(gNew * (powerE + k).loadFloat4())
+            let cnPower = (noise + k).loadFloat4() * ResidualEchoSuppressor.vmax(V(0, 0, 0, 0), 1 - gNew)
+            (comfort + k).storeFloat4(_unsafePerformance { rtmix_support_sqrtf4(cnPower) })
+            k &+= 4
         }
-        xi[0] = 0
-        xi[bins - 1] = 0
-        for k in bins..<p {
-            xr[k] = xr[p - k]
-            xi[k] = -xi[p - k]
+        // The comfort noise's phases: the generator's next four states at
+        // once (s·a^j + c·(1 + a + … + a^(j−1)), j = 1…4).
+        let a1: UInt32 = 1_664_525, c1: UInt32 = 1_013_904_223
+        let a2 = a1 &* a1, a3 = a2 &* a1, a4 = a3 &* a1
+        let multipliers = SIMD4<UInt32>(a1, a2, a3, a4)
+        let increments = SIMD4<UInt32>(c1, c1 &* (1 &+ a1), c1 &* (1 &+ a1 &+ a2), c1 &* (1 &+ a1 &+ a2 &+ a3))
+        k = 0
+        while k &+ 4 <= bins {
+            let s = SIMD4<UInt32>(seed, seed, seed, seed) &* multipliers &+ increments
+            seed = s[3]
+            let i0 = Int(s[0] >> 24) &* 2, i1 = Int(s[1] >> 24) &* 2
+            let i2 = Int(s[2] >> 24) &* 2, i3 = Int(s[3] >> 24) &* 2
+            let cosines = V(phases[i0], phases[i1], phases[i2], phases[i3])
+            let sines = V(phases[i0 &+ 1], phases[i1 &+ 1], phases[i2 &+ 1], phases[i3 &+ 1])
+            let a = (amplitude + k).loadFloat4(), cn = (comfort + k).loadFloat4()
+            (outRe + k).storeFloat4(a * (eRe + k).loadFloat4() + cn * cosines)
+            (outIm + k).storeFloat4(a * (eIm + k).loadFloat4() + cn * sines)
+            k &+= 4
         }
-        fft.inverse(xr, xi)
-        for i in 0..<n {
-            linear[i] = overlap[i] + xr[i] * window[i]
-            overlap[i] = xr[i + n] * window[i + n]
+        while k < bins {
+            seed = seed &* a1 &+ c1
+            let idx = Int(seed >> 24) &* 2
+            let a = amplitude[k], cn = comfort[k]
+            outRe[k] = a * eRe[k] + cn * phases[idx]
+            outIm[k] = a * eIm[k] + cn * phases[idx &+ 1]
+            k &+= 1
+        }
+        rfft.inverse(outRe, outIm)  // bins 0 and p/2 taken as real
+        // Unpack (even samples in outRe, odd in outIm) and overlap-add.
+        m = 0
+        while m < n {
+            let a = (outRe + m).loadFloat4(), b = (outIm + m).loadFloat4()
+            let j = 2 &* m, j4 = j &+ 4
+            (re + j).storeFloat4(V(a[0], b[0], a[1], b[1]))
+            (re + j4).storeFloat4(V(a[2], b[2], a[3], b[3]))
+            m &+= 4
+        }
+        i = 0
+        while i &+ 4 <= n {
+            (linear + i).storeFloat4((overlap + i).loadFloat4() + (re + i).loadFloat4() * (window + i).loadFloat4())
+            (overlap + i).storeFloat4((re + n + i).loadFloat4() * (window + n + i).loadFloat4())
+            i &+= 4
+        }
+        while i < n {
+            linear[i] = overlap[i] + re[i] * window[i]
+            overlap[i] = re[i &+ n] * window[i &+ n]
+            i &+= 1
         }
         frames += 1
+    }
+
+    /// The per-bin learning and the near-end gain of bins k…k+3, from the
+    /// transform z = e + i·ŷ at those bins (`zr`, `zi`) and at p − k…
+    /// (`cr`, `ci`).
+    @_noLocks @inline(__always)
+    func learnBins(_ k: Int, _ zr: SIMD4<Float>, _ zi: SIMD4<Float>, _ cr: SIMD4<Float>, _ ci: SIMD4<Float>,
+                   _ sums: inout BinSums) {
+        typealias V = SIMD4<Float>
+        // E[k] = (Z[k] + conj Z[p−k]) / 2, Ŷ[k] = (Z[k] − conj Z[p−k]) / 2i
+        let er = 0.5 * (zr + cr), ei = 0.5 * (zi - ci)
+        let yr = 0.5 * (zi + ci), yi = -0.5 * (zr - cr)
+        let pE = er * er + ei * ei
+        let pY = yr * yr + yi * yi
+        let xrk = (xr + k).loadFloat4(), xik = (xi + k).loadFloat4()
+        let pX = xrk * xrk + xik * xik
+        let micR = er + yr, micI = ei + yi
+        let pMic = micR * micR + micI * micI
+        let held = ResidualEchoSuppressor.vmax(pY, (echoHeld + k).loadFloat4() * decay)
+        (echoHeld + k).storeFloat4(held)
+        let xHeld = ResidualEchoSuppressor.vmax(pX, (refHeld + k).loadFloat4() * decay)
+        (refHeld + k).storeFloat4(xHeld)
+        let act = V(repeating: activity)
+        let up = V(repeating: leakUp), down = V(repeating: leakDown)  // +0.02 / −0.1 dB
+        // Learn how much of the estimated echo the filter leaves.
+        let lk = (leak + k).loadFloat4()
+        let leakStep = lk * down.replacing(with: up, where: pE / pY .> lk)
+        let l = ResidualEchoSuppressor.vmax(V(repeating: 1e-5), ResidualEchoSuppressor.vmin(V(repeating: 4), leakStep))
+        let leakNew = lk.replacing(with: l, where: pY .> act)
+        (leak + k).storeFloat4(leakNew)
+        // Learn the echo path's gain (mic over held reference).
+        let far = xHeld .> act
+        sums.xMax = ResidualEchoSuppressor.vmax(sums.xMax, xHeld)
+        let pg = (pathGain + k).loadFloat4()
+        let gainStep = pg * down.replacing(with: up, where: pMic / xHeld .> pg)
+        let g = ResidualEchoSuppressor.vmax(V(repeating: 1e-6), ResidualEchoSuppressor.vmin(V(repeating: 1e3), gainStep))
+        let pgNew = pg.replacing(with: g, where: far)
+        (pathGain + k).storeFloat4(pgNew)
+        // Background: minimum tracking, fast down; up 5 dB/s without
+        // echo in the bin, 0.2 dB/s with (the residual echo is no
+        // background).
+        let nz = (noise + k).loadFloat4()
+        let rise = V(repeating: 1.0116).replacing(with: 1.00046, where: far)
+        let tracked = (nz * rise).replacing(with: nz + 0.2 * (pE - nz), where: pE .< nz)
+        (noise + k).storeFloat4(ResidualEchoSuppressor.vmax(V(repeating: activity * 1e-3), tracked))
+        let linearR = overdrive * leakNew * held
+        let fallbackR = fallbackOverdrive * pgNew * xHeld
+        // New in this bin: the filter has not shown it removes echo at
+        // this level here; trust it again once it has.
+        let slow = (refSlow + k).loadFloat4()
+        (refSlow + k).storeFloat4(slow + 0.005 * (pX - slow))
+        let fresh = pX .> novelty * slow + act
+        let tr = (trust + k).loadFloat4()
+        let weight = (1 - tr).replacing(with: 1, where: fresh)
+        (trust + k).storeFloat4(tr.replacing(with: 0, where: fresh))
+        (fallbackWeight + k).storeFloat4(weight)
+        let r = ResidualEchoSuppressor.vmax(linearR, weight * fallbackR)
+        // Decision-directed signal-to-residual ratio (last frame's kept
+        // power, this frame's excess), Wiener amplitude gain ξ/(1+ξ).
+        let rr = ResidualEchoSuppressor.vmax(r, V(repeating: 1e-20))
+        let xi = ddWeight * (cleanPrevious + k).loadFloat4() / rr
+            + (1 - ddWeight) * ResidualEchoSuppressor.vmax(pE / rr - 1, V(0, 0, 0, 0))
+        let amp = xi / (1 + xi)
+        let t = ResidualEchoSuppressor.vmax(V(repeating: floorGain), amp * amp)
+        (target + 1 + k).storeFloat4(t)
+        (eRe + k).storeFloat4(er)
+        (eIm + k).storeFloat4(ei)
+        (powerE + k).storeFloat4(pE)
+        let kept = t * pE
+        sums.e += pE
+        sums.y += pY
+        sums.r += ResidualEchoSuppressor.vmin(r, pE)
+        sums.kept += kept
+        sums.talk += V(0, 0, 0, 0).replacing(with: kept, where: pMic .> talkMicMargin * pgNew * xHeld)
     }
 }
