@@ -66,8 +66,21 @@ struct SourceModel {
     var nonfinite: UInt64 = 0
 }
 
+/// The engine clock the harness installs (rtmix_engine_set_clock): it
+/// returns what the harness last set, so time moves only as the program
+/// says (each render advances it by the block; an op may stall it). With
+/// CLOCK_MONOTONIC, a fuzzer descheduled between the two mirror engines'
+/// render calls saw a "render stall" in one of them only, and their
+/// outputs differed: the 2026-11-26 campaign's "crashes", which did not
+/// replay (they did with a clock that jumps; kept in Fuzz/Crashes/FuzzEngineC/).
+let fuzzClock: @convention(c) (UnsafeMutableRawPointer?) -> UInt64 = { user in
+    user.unsafelyUnwrapped.load(as: UInt64.self)
+}
+
 final class EngineModel {
     let handle: OpaquePointer
+    /// The clock's time, ns (read by fuzzClock; advanced by opRender).
+    let clock = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
     var rate: Int
     var channels: Int
     let maxFrames: Int
@@ -97,7 +110,10 @@ final class EngineModel {
     var captureNonfinite: UInt64 = 0
     var captureOn: Bool { captureRate != 0 }
 
+    deinit { clock.deallocate() }
+
     init(handle: OpaquePointer, cfg: rtmix_engine_config) {
+        clock.initialize(to: 1_000_000_000)
         captureRate = Int(cfg.capture_rate)
         captureChannels = Int(cfg.capture_channels)
         self.handle = handle
@@ -438,6 +454,7 @@ final class CProgram {
             if s == 0 {
                 guard let out else { fuzzFail("create OK but *out NULL") }
                 let m = EngineModel(handle: out, cfg: cfg)
+                checkStatus(rtmix_engine_set_clock(out, fuzzClock, UnsafeMutableRawPointer(m.clock)), [0], "set_clock")
                 engines[i] = m
                 checkConfig(m)
                 checkEngineStats(m, "create")
@@ -693,6 +710,10 @@ final class CProgram {
                 check(one == [0, 7], "render(NULL engine) zero-fills min(frames, 16384) samples: \(one)")
                 continue
             }
+            // One render in eight follows a stall (150 ms without render
+            // calls: more than 4 blocks and 100 ms), the same for both
+            // mirror engines.
+            if choice & 0x38 == 0x38 { m.clock.pointee &+= 150_000_000 }
             var frames = raw
             switch choice % 6 {
             case 0: frames = m.maxFrames
@@ -748,6 +769,7 @@ final class CProgram {
             if status == 0 {
                 m.renderCalls += 1
                 m.framesRendered += UInt64(frames)
+                m.clock.pointee &+= UInt64(frames) * 1_000_000_000 / UInt64(m.rate)
             }
             checkEngineStats(m, what)
         }
