@@ -6,15 +6,15 @@ import CRTMixSupport
 /// read position.
 ///
 /// Each output sample is the input interpolated at a fractional position
-/// `pos` with a 24-tap Kaiser-windowed sinc whose coefficients are
+/// `pos` with a 48-tap Kaiser-windowed sinc whose coefficients are
 /// interpolated linearly between 256 precomputed phases; `pos` advances by
 /// `step` (= input rate / output rate) per output. At `step == 1` with an
 /// integer position the kernel is a unit impulse, so the stream passes
 /// through bit-exact. Unlike libsamplerate or speexdsp, a new step every
 /// call costs nothing and allocates nothing.
 ///
-/// Latency: an output at position p needs input up to p + 12; the first
-/// output is input sample 11 (so the stream is 11 samples shorter, not
+/// Latency: an output at position p needs input up to p + 24; the first
+/// output is input sample 23 (so the stream is 23 samples shorter, not
 /// delayed). `init` allocates; `append`/`produce` never do.
 struct DriftResampler: ~Copyable {
     static var taps: Int { @_noLocks get { Int(RTMIX_DRIFT_TAPS) } }
