@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import XCTest
 @testable import RTMix
+import RTMixSignals
 import CRTMixHeader
 
 /// Regression tests for issue 11 ("Hardening"). Each test failed before its fix.
@@ -175,6 +176,46 @@ final class HardeningTests: XCTestCase {
         }
         XCTAssertEqual(bad, 1)
         XCTAssertEqual(out, [0, 0, Float.leastNormalMagnitude, 0.5, 0])
+    }
+
+    /// The four-at-a-time sanitiser gives, bit for bit, what the one-sample
+    /// rule gives (finite and normal → kept, subnormal or ±0 → +0, NaN or
+    /// ±Inf → +0 and counted), at every length and alignment.
+    func testCopySanitizedMatchesTheScalarRuleBitForBit() {
+        let specials: [Float] = [.nan, -.nan, .signalingNaN, .infinity, -.infinity, 0, -0.0,
+                                 .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude,
+                                 -.leastNormalMagnitude, .leastNormalMagnitude.nextDown, -.leastNormalMagnitude.nextDown,
+                                 .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 1, -1, 0.5, -0.25, 3e-30, -7e-39]
+        var rng = SplitMix64(seed: 9)
+        var input = [Float](repeating: 0, count: 64)
+        for round in 0..<200 {
+            for i in input.indices {
+                input[i] = rng.unit() < 0.6 ? specials[Int(rng.unit() * Float(specials.count)) % specials.count]
+                                             : (rng.unit() * 2 - 1) * 4
+            }
+            let start = round % 5, count = (round * 7) % 40
+            var out = [Float](repeating: 9, count: 64)
+            let bad = input.withUnsafeBufferPointer { i in
+                out.withUnsafeMutableBufferPointer {
+                    Mixing.copySanitized(i.baseAddress! + start, $0.baseAddress! + start, count: count)
+                }
+            }
+            var expectedBad = 0
+            for k in 0..<64 {
+                let x = input[k]
+                let want: Float
+                if k < start || k >= start + count {
+                    want = 9
+                } else if !x.isFinite {
+                    want = 0
+                    expectedBad += 1
+                } else {
+                    want = x.magnitude < Float.leastNormalMagnitude ? 0 : x
+                }
+                XCTAssertEqual(out[k].bitPattern, want.bitPattern, "round \(round), sample \(k): \(x) -> \(out[k])")
+            }
+            XCTAssertEqual(bad, expectedBad, "round \(round)")
+        }
     }
 
     func testLimiterAndRampStateNeverSubnormal() {

@@ -73,7 +73,26 @@ enum Mixing {
     @_noLocks
     static func copySanitized(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int) -> Int {
         var bad = 0
-        for i in 0..<count {
+        // Four at a time (SIMD4: one register on SSE and NEON), the same
+        // result per sample as the loop below: finite and normal → kept,
+        // subnormal or ±0 → +0, NaN/±Inf → +0 and counted.
+        let tiny = SIMD4<Float>(repeating: .leastNormalMagnitude)
+        let infinity = SIMD4<Float>(repeating: .infinity)
+        let zero = SIMD4<Float>()
+        let src = UnsafeRawPointer(input), dst = UnsafeMutableRawPointer(output)
+        var i = 0
+        while i &+ 4 <= count {
+            let x = src.loadUnaligned(fromByteOffset: i &* 4, as: SIMD4<Float>.self)
+            let a = x.replacing(with: -x, where: x .< zero)  // |x|; NaN stays NaN
+            let finite = a .< infinity                               // false for NaN and ±Inf
+            let y = x.replacing(with: zero, where: .!(finite .& (a .>= tiny)))
+            dst.storeBytes(of: y, toByteOffset: i &* 4, as: SIMD4<Float>.self)
+            if any(.!finite) {
+                for lane in 0..<4 where !finite[lane] { bad &+= 1 }
+            }
+            i &+= 4
+        }
+        for i in i..<count {
             let x = input[i]
             if x.isFinite {
                 output[i] = x.magnitude < Float.leastNormalMagnitude ? 0 : x
