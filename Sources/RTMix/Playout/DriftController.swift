@@ -716,11 +716,7 @@ struct DeliveryHistory {
         // The best single step: prefix sums over the samples in order.
         var rssStep = Double.infinity
         var leftSum = 0.0, leftSq = 0.0
-        var totalSq = 0.0
-        for k in 0..<n {
-            let v = r[(head + k) % cap] - mr
-            totalSq += v * v
-        }
+        let totalSq = srr  // Σ (r − mean)², summed above
         let totalSum = sr - nn * mr  // 0 up to rounding: centred values
         for k in 0..<(n - 2) {
             let v = r[(head + k) % cap] - mr
