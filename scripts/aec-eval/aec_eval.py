@@ -488,35 +488,48 @@ class Eval:
     # f. real recorded speech, several rooms, talker metrics, baselines
     def scenario_f(self):
         import real_speech as rs
+        return self.real_speech("f", rs.ROOMS, seeds=(3, 4, 7, 8, 11), echo_db=ECHO_DBFS, near_db=NEAR_DBFS,
+                                delay_ms=DEVICE_DELAY_MS)
+
+    def scenario_g(self):
+        """Held out: rooms, prompts, levels and delay that no tuning looked at
+        (a tuning that only holds on the scenes it was tuned on is not done)."""
+        import real_speech as rs
+        return self.real_speech("g", rs.HELD_OUT_ROOMS, seeds=(13, 14, 17, 18, 31), echo_db=-22.0, near_db=-30.0,
+                                delay_ms=80)
+
+    def real_speech(self, tag, rooms, seeds, echo_db, near_db, delay_ms):
+        import real_speech as rs
         from pesq import pesq
         secs = max(30.0, self.args.seconds)
         start = 8.0
         base = self.args.speex_baseline
-        far_clips = {r: rs.load_prompts(f"{rs.SOUNDS}/fr_CA_f_June/*.wav", PLAY_RATE, seed=3) for r in [PLAY_RATE]}[PLAY_RATE]
-        near_clips = rs.load_prompts(f"{rs.SOUNDS}/en_US_f_Allison/*.g722", PLAY_RATE, ffmpeg_g722=True, seed=4)
-        far = rs.sequence(far_clips, secs, PLAY_RATE, (0.2, 0.6), 0.2, 7)
+        far_seed, near_seed, far_seq, near_seq, noise_seed = seeds
+        far_clips = rs.load_prompts(f"{rs.SOUNDS}/fr_CA_f_June/*.wav", PLAY_RATE, seed=far_seed)
+        near_clips = rs.load_prompts(f"{rs.SOUNDS}/en_US_f_Allison/*.g722", PLAY_RATE, ffmpeg_g722=True, seed=near_seed)
+        far = rs.sequence(far_clips, secs, PLAY_RATE, (0.2, 0.6), 0.2, far_seq)
         far /= active_rms(far)
-        near = rs.sequence(near_clips, secs, PLAY_RATE, (0.8, 2.0), start, 8)
+        near = rs.sequence(near_clips, secs, PLAY_RATE, (0.8, 2.0), start, near_seq)
         near /= active_rms(near)
         media = self.media(secs)
         play = far * 10 ** (-22 / 20) + media * 10 ** (-30 / 20)
         play *= 10 ** (-3 / 20) / np.abs(play).max()
-        engines = [("RTMix", self.cli)] + ([("RTMix before (gate)", self.args.cli_old)] if self.args.cli_old else [])
+        engines = [("RTMix", self.cli)] + ([("RTMix before (--cli-old)", self.args.cli_old)] if self.args.cli_old else [])
         rows = []
         jobs = []
         for rate in self.rates:
-            for ri, (rname, dims, rt60, dist) in enumerate(rs.ROOMS):
+            for ri, (rname, dims, rt60, dist) in enumerate(rooms):
                 h = rs.rir(rate, dims, rt60, dist)
                 n = int(secs * rate)
                 room = signal.oaconvolve(resample(play, PLAY_RATE, rate), h)[:n]
-                room *= 10 ** (ECHO_DBFS / 20) / active_rms(room, rate)
-                d = int(round(DEVICE_DELAY_MS * rate / 1000))
+                room *= 10 ** (echo_db / 20) / active_rms(room, rate)
+                d = int(round(delay_ms * rate / 1000))
                 echo = np.zeros(n)
                 echo[d:] = room[:n - d]
-                nr = resample(near, PLAY_RATE, rate)[:n] * 10 ** (NEAR_DBFS / 20)
-                noise = rs.pink(n, 11 + ri) * 10 ** (-70 / 20)
+                nr = resample(near, PLAY_RATE, rate)[:n] * 10 ** (near_db / 20)
+                noise = rs.pink(n, noise_seed + ri) * 10 ** (-70 / 20)
                 mic = echo + nr + noise
-                name = f"f-{rate}-{ri}"
+                name = f"{tag}-{rate}-{ri}"
                 directory = os.path.join(self.work, name)
                 os.makedirs(directory, exist_ok=True)
                 sf.write(os.path.join(directory, "playout.wav"), play.astype(np.float32), PLAY_RATE, subtype="FLOAT")
@@ -524,10 +537,13 @@ class Eval:
                 true_delay = d + int(round(dist / C * rate))
                 futs = [(label, self.pool.submit(run_aec, cli, directory, [], f"e{i}")) for i, (label, cli) in enumerate(engines)]
                 jobs.append((rate, rname, mic, nr, echo, resample(play, PLAY_RATE, rate)[:n], true_delay, directory, futs))
-        lines = ["### f. Real recorded speech, three rooms, double talk",
+        title = ("f. Real recorded speech, three rooms, double talk" if tag == "f" else
+                 f"{tag}. Real recorded speech, held out: three other rooms, other prompts and seeds, "
+                 f"the talker {echo_db - near_db:.0f} dB under the echo, {delay_ms} ms delay (no tuning looked at these)")
+        lines = [f"### {title}",
                  f"{secs:.0f} s; far end: recorded fr-CA voice prompts (June Wallack, 8 kHz) + music at -30 dB under it; "
-                 f"near-end talker: recorded en-US prompts (Allison Smith, G.722 16 kHz) from {start:.0f} s, {NEAR_DBFS:.0f} dBFS "
-                 f"against echo {ECHO_DBFS:.0f} dBFS; pink noise -70 dBFS; device delay {DEVICE_DELAY_MS} ms, no hint. "
+                 f"near-end talker: recorded en-US prompts (Allison Smith, G.722 16 kHz) from {start:.0f} s, {near_db:.0f} dBFS "
+                 f"against echo {echo_db:.0f} dBFS; pink noise -70 dBFS; device delay {delay_ms} ms, no hint. "
                  "speexdsp: 200 ms tail + preprocess (its residual-echo suppression), reference aligned by the true delay. "
                  "WebRTC AEC3: PyPI livekit's AudioProcessingModule (AEC3 + suppressor, noise suppression, high-pass), "
                  "no delay hint. "
@@ -568,7 +584,7 @@ class Eval:
                 curves.append((label, erows, pn, po, sel))
             plots.append((rate, rname, curves))
         if self.args.markdown:
-            png = os.path.splitext(self.args.markdown)[0] + "-f.png"
+            png = os.path.splitext(self.args.markdown)[0] + f"-{tag}.png"
             plot_f(plots, png, start)
             lines += ["", f"Pictures: `{os.path.basename(png)}` (ERLE per 1 s window; the talker's level in "
                       "(clean) and out per 20 ms frame, muted frames marked)."]
@@ -629,7 +645,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scenario", default="a,b,c,d,e,f", help="comma-separated subset of a,b,c,d,e,f")
+    ap.add_argument("--scenario", default="a,b,c,d,e,f", help="comma-separated subset of a,b,c,d,e,f,g (g: f's held-out rooms; not in the default set)")
     ap.add_argument("--full", action="store_true", help="10-minute drift run (d) instead of 60 s")
     ap.add_argument("--seconds", type=float, default=20.0, help="length of scenarios a, b, c, e (default 20)")
     ap.add_argument("--rates", default="16000,48000", help="capture rates (default 16000,48000)")
@@ -638,13 +654,13 @@ def main():
                     help="swift build scratch path when building the CLI (default $RTMIX_SCRATCH or .build)")
     ap.add_argument("--workdir", help="keep generated files here (default: a temporary directory, removed)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel rtmix-cli runs (default 2)")
-    ap.add_argument("--markdown", help="also write the tables to this file (and scenario f's picture beside it)")
-    ap.add_argument("--cli-old", help="scenario f: also run this (older) rtmix-cli")
-    ap.add_argument("--speex-baseline", help="scenario f: speex_baseline binary (default: compile speex_baseline.c)")
-    ap.add_argument("--aecmos", action="store_true", help="scenario f: AECMOS scores (speechmos)")
+    ap.add_argument("--markdown", help="also write the tables to this file (and scenario f's and g's pictures beside it)")
+    ap.add_argument("--cli-old", help="scenarios f, g: also run this (older) rtmix-cli")
+    ap.add_argument("--speex-baseline", help="scenarios f, g: speex_baseline binary (default: compile speex_baseline.c)")
+    ap.add_argument("--aecmos", action="store_true", help="scenarios f, g: AECMOS scores (speechmos)")
     args = ap.parse_args()
 
-    if shutil.which("espeak-ng") is None and set(args.scenario.split(",")) - {"f"}:
+    if shutil.which("espeak-ng") is None and set(args.scenario.split(",")) - {"f", "g"}:
         sys.exit("espeak-ng not found: apt-get install espeak-ng")
     if not args.cli:
         scratch = args.scratch_path
@@ -653,7 +669,7 @@ def main():
         bindir = subprocess.run(["swift", "build", "-c", "release", "--scratch-path", scratch, "--show-bin-path"],
                                 cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
         args.cli = os.path.join(bindir, "rtmix-cli")
-    if "f" in args.scenario and not args.speex_baseline:
+    if ("f" in args.scenario or "g" in args.scenario) and not args.speex_baseline:
         args.speex_baseline = os.path.join(tempfile.mkdtemp(prefix="speex-baseline-"), "speex_baseline")
         subprocess.run(["cc", "-O2", "-o", args.speex_baseline, os.path.join(here, "speex_baseline.c"),
                         "-lspeexdsp", "-lm"], check=True)

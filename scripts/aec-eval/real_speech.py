@@ -34,6 +34,12 @@ ROOMS = [  # (name, dims, rt60, distance)
     ("class 0.5 s, 0.6 m", [7.0, 6.0, 3.0], 0.5, 0.6),
     ("hall 0.7 s, 1.0 m", [9.0, 7.0, 3.5], 0.7, 1.0),
 ]
+# Held out (scenario g): rooms no tuning looked at.
+HELD_OUT_ROOMS = [
+    ("office 0.4 s, 0.5 m", [4.0, 3.5, 2.7], 0.4, 0.5),
+    ("lab 0.6 s, 0.8 m", [7.0, 6.0, 3.2], 0.6, 0.8),
+    ("big 0.9 s, 1.2 m", [10.0, 8.0, 4.0], 0.9, 1.2),
+]
 FRAME_S = 0.02
 
 
