@@ -323,7 +323,7 @@ final class CaptureTests: XCTestCase {
     /// goes on past the 200 ms the linear filter models: echo removed in
     /// the far end's seconds 3–8 (1 s windows) and the talker kept in the
     /// second half. The suppressor holds the reference 60 dB over 800 ms
-    /// (150 ms before 2026-11-27, when the microphone's reverberant tail
+    /// (150 ms until 2026-11-26, when the microphone's reverberant tail
     /// after far-end words stood above the echo the reference explained).
     /// Measured: ERLE median 48.4 dB, worst window 27.3 dB, talker 3 of 105
     /// frames muted (2.9 %, longest run 40 ms); with the 150 ms hold 47.9 /

@@ -262,8 +262,8 @@ struct ResidualEchoSuppressor: ~Copyable {
         }
         // Echo held with a room's decay (60 dB in 150 ms).
         decay = rtmix_support_exp_f(-6 * 2.302585 * Float(frameSize) / (0.15 * Float(sampleRate)))
-        // The reference held far longer (60 dB in 800 ms; 150 ms, as the
-        // echo, before 2026-11-27). Its echo goes on for the room's
+        // The reference held far longer: 60 dB in 800 ms (150 ms, as the
+        // echo, until 2026-11-26). Its echo goes on for the room's
         // reverberation time after a far-end word (RT60 0.3-0.9 s in
         // classrooms and halls), past the linear filter's 200 ms. With a
         // short hold the microphone's reverberant tail stood 6 dB above the
