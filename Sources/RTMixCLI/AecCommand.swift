@@ -69,19 +69,39 @@ struct Aec: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No per-second lines (the summary is still printed).")
     var quiet = false
 
+    @Option(help: ArgumentHelp(
+        "Also draw ERLE per second and the levels per 20 ms into this SVG file.",
+        discussion: "Panel 1: ERLE per second (measured, and the engine's statistic). Panel 2: microphone and output level per 20 ms frame, frames where the engine saw near-end talk shaded. The output is taken as aligned with --mic (--align)."))
+    var plot: String?
+
+    @Option(help: ArgumentHelp(
+        "With --plot: the near-end talker alone (same rate as --mic), as a lab rig records it.",
+        discussion: "Panel 2 then shows the talker instead of the microphone and marks its muted frames: active (within 25 dB of its mean active level) and the output more than 10 dB below it; the summary prints their share."))
+    var talker: String?
+
     func validate() throws {
         guard (1...40).contains(frameMs) else { throw ValidationError("--frame-ms must be 1–40") }
         guard tailMs == 0 || (10...1_000).contains(tailMs) else { throw ValidationError("--tail-ms must be 0 (off) or 10–1000") }
         if let d = delayMs { guard (0...1_000).contains(d) else { throw ValidationError("--delay-ms must be 0–1000") } }
         guard settle >= 0 else { throw ValidationError("--settle must be >= 0") }
         guard abs(clockPpm) <= 10_000 else { throw ValidationError("--clock-ppm must be within ±10000") }
+        if talker != nil && plot == nil { throw ValidationError("--talker needs --plot") }
+        if plot != nil && !align { throw ValidationError("--plot needs the output aligned with --mic (drop --no-align)") }
     }
 
     func run() throws {
         for path in [mic, ref] where path == output { throw CLIError("the output '\(output)' is also an input") }
         if let json, json == output || json == mic || json == ref { throw CLIError("--json must name another file") }
+        if let plot, plot == output || plot == mic || plot == ref || plot == json || plot == talker {
+            throw CLIError("--plot must name another file")
+        }
         var runner = try AecRunner(self)
         let report = try runner.run()
+        if let plot, let picture = runner.picture {
+            guard FileManager.default.createFile(atPath: plot, contents: Data(picture.utf8)) else {
+                throw CLIError("cannot write '\(plot)'")
+            }
+        }
         if let json {
             let data = try JSONEncoder.sortedPretty.encode(report)
             guard FileManager.default.createFile(atPath: json, contents: data) else {
@@ -164,11 +184,21 @@ private struct AecRunner {
     let options: Aec
     let micFile: SoundFile
     let refFile: SoundFile
+    let talkerFile: SoundFile?
+    /// The SVG for --plot, after `run`.
+    private(set) var picture: String?
 
     init(_ options: Aec) throws {
         self.options = options
         micFile = try SoundFile(reading: options.mic)
         refFile = try SoundFile(reading: options.ref)
+        talkerFile = try options.talker.map { try SoundFile(reading: $0) }
+        if let t = talkerFile, let path = options.talker {
+            guard t.sampleRate == micFile.sampleRate else {
+                throw CLIError("'\(path)' is sampled at \(t.sampleRate) Hz; --talker must have the microphone's rate (\(micFile.sampleRate) Hz)")
+            }
+            guard (1...2).contains(t.channels) else { throw CLIError("'\(path)' has \(t.channels) channels; mono or stereo") }
+        }
         guard (1...2).contains(micFile.channels) else {
             throw CLIError("'\(options.mic)' has \(micFile.channels) channels; the capture path takes mono or stereo")
         }
@@ -243,6 +273,13 @@ private struct AecRunner {
         var outPower = [Double](repeating: 0, count: secondsCount)
         var secondFrames = [Int](repeating: 0, count: secondsCount)
         var report = AecReport()
+        // --plot: per 20 ms frame, mic and output power, the engine's
+        // double-talk flag (at the call that processed the frame's end).
+        let plotFrame = max(1, micRate / 50)
+        let plotFrames = options.plot == nil ? 0 : (totalFrames + plotFrame - 1) / plotFrame
+        var plotMic = [Double](repeating: 0, count: plotFrames)
+        var plotOut = [Double](repeating: 0, count: plotFrames)
+        var plotDoubleTalk = [Bool](repeating: false, count: plotFrames)
         var latency = -1                  // capture latency in frames, read after the first call
         var skip = 0                      // output frames still to drop (alignment)
         var written = 0                   // aligned output frames written
@@ -326,6 +363,7 @@ private struct AecRunner {
                     var p = 0.0
                     for c in 0..<micCh { let v = Double(micBuffer[f * micCh + c]); p += v * v }
                     micPower[k] += p
+                    if plotFrames > 0 { plotMic[(micRead + f) / plotFrame] += p / Double(micCh) }
                 }
                 micRead += got
                 try micBuffer.withUnsafeBufferPointer { m in
@@ -336,6 +374,12 @@ private struct AecRunner {
                 if latency < 0 {
                     latency = max(0, engine.stats().capture.latencyFrames)
                     skip = options.align ? latency : 0
+                }
+                if plotFrames > 0 && got > 0 && engine.stats().capture.doubleTalk {
+                    // The flag belongs to the audio this call read (the
+                    // output is aligned with the microphone).
+                    let a = (micRead - got) / plotFrame, b = (micRead - 1) / plotFrame
+                    for k in a...b where k < plotFrames { plotDoubleTalk[k] = true }
                 }
 
                 // 3. output (aligned), per-second output power.
@@ -350,6 +394,7 @@ private struct AecRunner {
                         for c in 0..<micCh { let v = Double(outBuffer[(drop + f) * micCh + c]); p += v * v }
                         outPower[k] += p
                         secondFrames[k] += 1
+                        if plotFrames > 0 { plotOut[(written + f) / plotFrame] += p / Double(micCh) }
                     }
                     written += keep
                 }
@@ -394,6 +439,36 @@ private struct AecRunner {
         }
         if summary.renderUnderrunFrames > 0 {
             lines.append("  warning: \(summary.renderUnderrunFrames) playout frames underran")
+        }
+        if plotFrames > 0 {
+            var plot = AecPlot()
+            plot.seconds = report.rows.map { ($0.t, $0.erleDb, $0.engineErleDb) }
+            func mean(_ sums: [Double]) -> [Double] {
+                sums.indices.map { sums[$0] / Double(max(1, min(plotFrame, totalFrames - $0 * plotFrame))) }
+            }
+            plot.mic = mean(plotMic)
+            plot.out = mean(plotOut)
+            plot.doubleTalk = plotDoubleTalk
+            if let t = talkerFile {
+                var sums = [Double](repeating: 0, count: plotFrames)
+                var buffer = [Float](repeating: 0, count: 4_096 * t.channels)
+                var at = 0
+                while at < totalFrames {
+                    let n = buffer.withUnsafeMutableBufferPointer { t.read(into: $0.baseAddress!, frames: min(4_096, totalFrames - at)) }
+                    if n <= 0 { break }
+                    for f in 0..<n {
+                        var p = 0.0
+                        for c in 0..<t.channels { let v = Double(buffer[f * t.channels + c]); p += v * v }
+                        sums[(at + f) / plotFrame] += p / Double(t.channels)
+                    }
+                    at += n
+                }
+                plot.talker = mean(sums)
+                let (muted, active, longest) = plot.mutedFrames()
+                lines.append("  talker: \(muted.count) of \(active) active 20 ms frames muted (\(fixed(100 * Double(muted.count) / Double(max(active, 1)), 1)) %), longest run \(longest * 20) ms")
+            }
+            picture = plot.svg(title: "rtmix-cli aec: \((options.mic as NSString).lastPathComponent) against \((options.ref as NSString).lastPathComponent), \(micRate) Hz")
+            lines.append("  plot: \(options.plot ?? "")")
         }
         print(lines.joined(separator: "\n"))
         return report
