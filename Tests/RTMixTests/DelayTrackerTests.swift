@@ -56,6 +56,40 @@ final class DelayTrackerTests: XCTestCase {
         XCTAssertEqual(moved?.distrust, true)
     }
 
+    /// A shift of 2–4 ms (under the 4 ms a move needs) is adopted after
+    /// three hops that agree within 0.5 ms, and restarts the canceller;
+    /// jitter within 2 ms, hops that disagree, or a hint in use never do.
+    func testASmallShiftIsAdoptedAfterThreeAgreeingHopsWithARestart() {
+        var t = makeTracker()
+        _ = hop(&t, delay: 1_000)
+        XCTAssertNotNil(hop(&t, delay: 1_000)?.change)
+        // Within 2 ms (32 samples): settled, however often.
+        for _ in 0..<6 { XCTAssertNil(hop(&t, delay: 1_030)?.change) }
+        // 3.4 ms (54 samples) away, but the hops wander by more than 0.5 ms.
+        XCTAssertNil(hop(&t, delay: 1_054)?.change)
+        XCTAssertNil(hop(&t, delay: 1_040)?.change)
+        XCTAssertNil(hop(&t, delay: 1_054)?.change)
+        XCTAssertNil(hop(&t, delay: 1_064)?.change)
+        XCTAssertEqual(t.delay, 1_000, accuracy: 1e-9)
+        // Three agreeing hops 3.4 ms away: adopted, the canceller restarts.
+        XCTAssertNil(hop(&t, delay: 1_054)?.change)
+        XCTAssertNil(hop(&t, delay: 1_056)?.change)
+        let moved = hop(&t, delay: 1_055)?.change
+        XCTAssertNotNil(moved)
+        XCTAssertEqual(moved?.samples ?? 0, 1_055, accuracy: 1e-9)
+        XCTAssertEqual(moved?.restartCanceller, true)
+        XCTAssertEqual(moved?.distrust, true)
+        XCTAssertEqual(moved?.pathChanged, true)
+        XCTAssertEqual(t.kFeed, anchor - 1_055 + ReferenceHistory.lag + 1 + rate * DelayTracker.leadMs / 1000)
+        // Settled on the new delay.
+        for _ in 0..<4 { XCTAssertNil(hop(&t, delay: 1_056)?.change) }
+        // A hint in use is not moved by small shifts (hosts know their latency).
+        var h = makeTracker()
+        _ = h.applyHint(60, h: 0, n: 0)
+        for _ in 0..<6 { XCTAssertNil(hop(&h, delay: 960 + 54)?.change) }
+        XCTAssertEqual(h.delay, 960, accuracy: 1e-9)
+    }
+
     func testUnconfidentOrUnlockedEstimatesAreNeverAdopted() {
         var t = makeTracker()
         for _ in 0..<6 { XCTAssertNil(hop(&t, delay: 640, confidence: 5)?.change) }

@@ -14,6 +14,12 @@
 /// hint wrong, and Bluetooth route changes move it). Moving `kFeed` keeps
 /// the canceller's filter valid (the room did not change, only the bulk
 /// delay did). A re-lock of the clock follower shifts `kFeed` with `c̄`.
+/// A small shift, 2–4 ms from an estimated delay in three consecutive
+/// hops that agree within 0.5 ms (PulseAudio's loopback moved 3.5 ms under
+/// load), moves `kFeed` too and starts the canceller afresh: left alone,
+/// speexdsp re-learnt such a shift in place for about 5 s; moved without a
+/// restart, the filter's re-learning read as a slide of 18–24 ppm some
+/// seconds later (docs/capture.md).
 ///
 /// What the other stages must do about a change (restart the canceller,
 /// distrust its estimate) and what the statistics show are returned, not
@@ -36,6 +42,8 @@ struct DelayTracker: ~Copyable {
     private var estimatorBaseN: Int64 = 0
     private var candidate: Double = 0
     private(set) var candidateHits = 0
+    private var smallCandidate: Double = 0
+    private var smallHits = 0
     let leadSamples: Int
 
     /// Lead of the reference over the echo.
@@ -131,8 +139,28 @@ struct DelayTracker: ~Copyable {
         if abs(estimate - delay) <= tolerance && source != 0 {
             candidateHits = 0
             estimator.tracking = true  // settled: estimate half as often
+            // A small shift (2–4 ms) that holds for three hops: the path
+            // moved a little. Move the reference and restart the canceller
+            // (see the type's comment).
+            if source == 2 && abs(estimate - delay) > Double(rate) * 0.002,
+               smallHits > 0 && abs(estimate - smallCandidate) <= Double(rate) * 0.0005 {
+                smallHits += 1
+            } else if source == 2 && abs(estimate - delay) > Double(rate) * 0.002 {
+                smallCandidate = estimate
+                smallHits = 1
+            } else {
+                smallHits = 0
+            }
+            if smallHits >= 3 {
+                smallHits = 0
+                var change = setDelay(max(0, estimate), source: 2)
+                change.restartCanceller = true
+                change.distrust = true
+                hop.change = change
+            }
             return hop
         }
+        smallHits = 0
         estimator.tracking = false
         if candidateHits > 0 && abs(estimate - candidate) <= tolerance {
             candidateHits += 1
