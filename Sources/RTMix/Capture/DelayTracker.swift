@@ -142,21 +142,18 @@ struct DelayTracker: ~Copyable {
             // A small shift (2–4 ms) that holds for three hops: the path
             // moved a little. Move the reference and restart the canceller
             // (see the type's comment).
-            if source == 2 && abs(estimate - delay) > Double(rate) * 0.002,
-               smallHits > 0 && abs(estimate - smallCandidate) <= Double(rate) * 0.0005 {
+            let small = source == 2 && abs(estimate - delay) > Double(rate) * 0.002
+            if !small {
+                smallHits = 0
+            } else if smallHits > 0 && abs(estimate - smallCandidate) <= Double(rate) * 0.0005 {
                 smallHits += 1
-            } else if source == 2 && abs(estimate - delay) > Double(rate) * 0.002 {
+            } else {
                 smallCandidate = estimate
                 smallHits = 1
-            } else {
-                smallHits = 0
             }
             if smallHits >= 3 {
                 smallHits = 0
-                var change = setDelay(max(0, estimate), source: 2)
-                change.restartCanceller = true
-                change.distrust = true
-                hop.change = change
+                hop.change = setDelay(max(0, estimate), source: 2, restartCanceller: true)
             }
             return hop
         }
@@ -186,10 +183,13 @@ struct DelayTracker: ~Copyable {
         candidateHits = 0
     }
 
+    /// `restartCanceller`: restart it whatever the delay was (a small
+    /// shift); otherwise only when the old delay was unknown or a hint.
     @_noLocks
-    private mutating func setDelay(_ samples: Double, source new: Int32) -> Change {
+    private mutating func setDelay(_ samples: Double, source new: Int32,
+                                   restartCanceller forced: Bool = false) -> Change {
         let moved = abs(samples - delay) > Double(rate) / 1000
-        let restart = new == 2 && source != 2 && (moved || source == 0)
+        let restart = forced || (new == 2 && source != 2 && (moved || source == 0))
         let change = Change(samples: samples, source: new, pathChanged: source != 0 && moved,
                             restartCanceller: restart, distrust: restart || moved)
         delay = samples
