@@ -246,6 +246,27 @@ final class CaptureStageTests: XCTestCase {
         return out
     }
 
+    /// A capture as devices deliver it: a faint background (−66 dB under
+    /// the tests' echo) from the first sample, the echo of what is played
+    /// arriving 40 ms later. The suppressor learns its comfort noise's
+    /// level from those first frames (issue 16); a residual that fills
+    /// every frame from the very first sample on, over no background at
+    /// all, would be taken for the background.
+    private struct CaptureStart {
+        let background: [Float]
+        init(samples: Int, seed: UInt64) {
+            var noise = EchoSim.Noise(seed: seed)
+            background = (0..<samples).map { _ in 1e-4 * noise.next() }
+        }
+        /// `f` from 40 ms on.
+        func later(_ f: @escaping (Int) -> Float) -> (Int) -> Float { { $0 < 640 ? 0 : f($0) } }
+        /// The linear filter's output: the background, `f` from 40 ms on.
+        func output(_ f: @escaping (Int) -> Float) -> (Int) -> Float {
+            let b = background
+            return { b[$0] + ($0 < 640 ? 0 : f($0)) }
+        }
+    }
+
     func testSuppressorPassesTheSignalUnchangedWithoutEcho() {
         var noise = EchoSim.Noise(seed: 5)
         let x = (0..<16_000).map { _ in 0.1 * noise.next() }
@@ -267,8 +288,9 @@ final class CaptureStageTests: XCTestCase {
         let n = 64_000
         let echo = (0..<n).map { _ in 0.2 * noise.next() }
         let tone = (0..<n).map { i in i >= n / 2 ? 0.16 * sinf(2 * Float.pi * 300 * Float(i) / 16_000) : 0 }
-        let y = suppress(frames: n / 160, echo: { echo[$0] }, residual: { 0.1 * echo[$0] }, talker: { tone[$0] },
-                         reference: { echo[$0] })
+        let start = CaptureStart(samples: n, seed: 10)
+        let y = suppress(frames: n / 160, echo: start.later { echo[$0] }, residual: start.output { 0.1 * echo[$0] },
+                         talker: { tone[$0] }, reference: start.later { echo[$0] })
         func power(_ a: Int, _ b: Int, _ x: (Int) -> Float) -> Double {
             var s = 0.0
             for i in a..<b { s += Double(x(i)) * Double(x(i)) }
@@ -317,13 +339,39 @@ final class CaptureStageTests: XCTestCase {
         let residual: (Int) -> Float = { leak($0) * echo[$0] }
         var removed: [Float: Double] = [:]
         for od: Float in [25, 3] {
-            let y = suppress(frames: n / 160, echo: { echo[$0] }, residual: residual, talker: { _ in 0 },
-                             reference: { echo[$0] }, echoOnlyOverdriveDb: od)
+            let start = CaptureStart(samples: n, seed: 22)
+            let y = suppress(frames: n / 160, echo: start.later { echo[$0] }, residual: start.output(residual),
+                             talker: { _ in 0 }, reference: start.later { echo[$0] }, echoOnlyOverdriveDb: od)
             removed[od] = 10 * log10(power(16_000, n - 160, residual) / power(16_160, n, { y[$0] }))
         }
         print("fluctuating leak, far end alone: removed \(removed[25]!) dB (echo-only state), \(removed[3]!) dB (near-end tuning)")
         XCTAssertGreaterThan(removed[25]!, 35)
         XCTAssertGreaterThan(removed[25]! - removed[3]!, 15)
+    }
+
+    /// Comfort noise at the background's level. The far end talks in
+    /// 0.8 s bursts with 0.4 s pauses; the linear filter leaves its
+    /// residual (20 dB under the echo) over a background 20 dB under that.
+    /// The suppressor takes the residual out and fills what it takes with
+    /// comfort noise, which must match the background (nothing may sound
+    /// gated), also when the microphone delivered digital zeros for its
+    /// first 0.5 s while the far end already played, as devices do. The
+    /// minimum tracker on the raw spectrum, rising 0.2 dB/s while the far
+    /// end plays, and noise synthesised 5 dB under the level it was
+    /// measured at, left the output 13.5 / 12.2 dB under the background.
+    func testComfortNoiseMatchesTheBackgroundAlsoAfterZerosAtTheStart() {
+        var noise = EchoSim.Noise(seed: 41), bg = EchoSim.Noise(seed: 42)
+        let n = 128_000
+        let far = (0..<n).map { i in (i % 19_200) < 12_800 ? 0.2 * noise.next() : 0 }
+        let background = (0..<n).map { _ in 0.002 * bg.next() }
+        for zeros in [0, 8_000] {
+            let y = suppress(frames: n / 160, echo: { $0 < zeros ? 0 : 0.9 * far[$0] },
+                             residual: { $0 < zeros ? 0 : 0.1 * far[$0] + background[$0] },
+                             talker: { _ in 0 }, reference: { far[$0] })
+            let level = 10 * log10(power(48_160, n, { y[$0] }) / power(48_000, n - 160, { background[$0] }))
+            print("comfort noise, \(zeros) zeros first: output \(level) dB against the background")
+            XCTAssertLessThan(abs(level), 4, "\(zeros) zeros first")
+        }
     }
 
     /// A filter adapted on speech-band far-end audio has learnt nothing
@@ -349,8 +397,10 @@ final class CaptureStageTests: XCTestCase {
             return i >= 40_000 && i < 41_600 ? 0.1 * (w - previous) : 0
         }
         // Linear filter: leaves 20 dB of the tones' echo, all of the burst.
-        let y = suppress(frames: n / 160, echo: { 0.9 * tones[$0] }, residual: { 0.1 * tones[$0] + burst[$0] },
-                         talker: { _ in 0 }, reference: { tones[$0] + burst[$0] })
+        let start = CaptureStart(samples: n, seed: 34)
+        let y = suppress(frames: n / 160, echo: start.later { 0.9 * tones[$0] },
+                         residual: start.output { 0.1 * tones[$0] + burst[$0] },
+                         talker: { _ in 0 }, reference: start.later { tones[$0] + burst[$0] })
         let burstIn = power(40_000, 41_600, { burst[$0] })
         let burstOut = power(40_160, 41_760, { y[$0] })
         let removed = 10 * log10(burstIn / burstOut)

@@ -47,7 +47,10 @@ import CRTMixSupport
 ///   frame, floor −45 dB: bins where the talker is above the residual echo
 ///   pass, bins the echo explains are suppressed.
 /// - Comfort noise: a minimum-tracking estimate of the background per bin
-///   fills suppressed bins (random phase), so the background does not pump.
+///   (on |E|² smoothed over ~60 ms, started from the first frames that are
+///   not digital silence) fills suppressed bins (random phase, at the level
+///   it was measured at), so the output keeps the room's background where
+///   the echo was taken out and nothing sounds gated.
 /// No allocation after `init`; per frame one complex FFT (E and Ŷ, two
 /// real signals in one transform) and two half-size real ones (`RealFFT`:
 /// the reference forward, the output inverse). The per-bin passes run four
@@ -94,6 +97,10 @@ struct ResidualEchoSuppressor: ~Copyable {
     let refHeld: UnsafeMutablePointer<Float>
     let pathGain: UnsafeMutablePointer<Float>
     let noise: UnsafeMutablePointer<Float>
+    /// Per bin, |E|² smoothed over ~60 ms: what `noise` tracks the minimum
+    /// of (the raw periodogram's frame-to-frame spread put it 10–24 dB
+    /// under the background).
+    let smoothE: UnsafeMutablePointer<Float>
     let gain: UnsafeMutablePointer<Float>
     let target: UnsafeMutablePointer<Float>
     let cleanPrevious: UnsafeMutablePointer<Float>
@@ -112,6 +119,9 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// Per bin, this frame's weight of the fallback estimate.
     let fallbackWeight: UnsafeMutablePointer<Float>
     var frames = 0
+    /// Frames since the first one whose microphone was not digital
+    /// silence (−1 before it).
+    var liveFrames = -1
     /// Last frame: far end active and the output kept clearly more than the
     /// residual echo explains (near-end talk over the echo).
     var doubleTalk = false
@@ -161,6 +171,14 @@ struct ResidualEchoSuppressor: ~Copyable {
     let activity: Float
     /// Frames for `trust` to go from 0 to 1 once the filter removes echo.
     let trustFrames: Float
+    /// Noise synthesised with random phases spreads over the whole
+    /// transform (`size` samples) while the analysis saw `hop` samples'
+    /// worth of window energy: its power must be scaled by size/hop to
+    /// come out at the level it was measured at (it came out 3–5 dB low).
+    let comfortScale: Float
+    /// Per frame, the background estimate's rise in bins with echo (power
+    /// factor): 1 dB/s.
+    let farRise: Float
 
     let allocatedBytes: Int
 
@@ -202,6 +220,7 @@ struct ResidualEchoSuppressor: ~Copyable {
               let xh = batch.allocate(repeating: Float(0), count: lanes),
               let pg = batch.allocate(repeating: Float(1), count: lanes),
               let nz = batch.allocate(repeating: Float(0), count: lanes),
+              let se = batch.allocate(repeating: Float(0), count: lanes),
               let g = batch.allocate(repeating: Float(1), count: lanes),
               let t = batch.allocate(repeating: Float(1), count: lanes + 2),
               let cp = batch.allocate(repeating: Float(0), count: lanes),
@@ -242,6 +261,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         refHeld = xh
         pathGain = pg
         noise = nz
+        smoothE = se
         gain = g
         target = t
         cleanPrevious = cp
@@ -295,6 +315,8 @@ struct ResidualEchoSuppressor: ~Copyable {
         // noise (E|X[k]|² = σ²·Σw² = σ²·hop).
         activity = Float(frameSize) * 1e-9
         trustFrames = 100
+        comfortScale = Float(p) / Float(frameSize)
+        farRise = rtmix_support_db_to_linear(2 * Float(frameSize) / Float(sampleRate))
     }
 
     deinit {
@@ -323,6 +345,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         Allocation.free(refHeld)
         Allocation.free(pathGain)
         Allocation.free(noise)
+        Allocation.free(smoothE)
         Allocation.free(gain)
         Allocation.free(target)
         Allocation.free(cleanPrevious)
@@ -396,6 +419,11 @@ struct ResidualEchoSuppressor: ~Copyable {
             micHistory[i &+ n] = mic[i]
             linHistory[i &+ n] = linear[i]
             i &+= 1
+        }
+        if liveFrames < 0 {
+            var any = false
+            for j in 0..<n where mic[j] != 0 { any = true }
+            if any { liveFrames = 0 }
         }
         let newRef = refHistory + n
         if stride == 1 {
@@ -525,7 +553,7 @@ struct ResidualEchoSuppressor: ~Copyable {
             (gain + k).storeFloat4(gNew)
             (amplitude + k).storeFloat4(_unsafePerformance { rtmix_support_sqrtf4(gNew) })
             (cleanPrevious + k).storeFloat4(gNew * (powerE + k).loadFloat4())
-            let cnPower = (noise + k).loadFloat4() * ResidualEchoSuppressor.vmax(V(0, 0, 0, 0), 1 - gNew)
+            let cnPower = comfortScale * (noise + k).loadFloat4() * ResidualEchoSuppressor.vmax(V(0, 0, 0, 0), 1 - gNew)
             (comfort + k).storeFloat4(_unsafePerformance { rtmix_support_sqrtf4(cnPower) })
             k &+= 4
         }
@@ -578,6 +606,7 @@ struct ResidualEchoSuppressor: ~Copyable {
             i &+= 1
         }
         frames += 1
+        if liveFrames >= 0 && liveFrames < 4 { liveFrames += 1 }
     }
 
     /// The per-bin learning and the near-end gain of bins k…k+3, from the
@@ -616,13 +645,6 @@ struct ResidualEchoSuppressor: ~Copyable {
         let g = ResidualEchoSuppressor.vmax(V(repeating: 1e-6), ResidualEchoSuppressor.vmin(V(repeating: 1e3), gainStep))
         let pgNew = pg.replacing(with: g, where: far)
         (pathGain + k).storeFloat4(pgNew)
-        // Background: minimum tracking, fast down; up 5 dB/s without
-        // echo in the bin, 0.2 dB/s with (the residual echo is no
-        // background).
-        let nz = (noise + k).loadFloat4()
-        let rise = V(repeating: 1.0116).replacing(with: 1.00046, where: far)
-        let tracked = (nz * rise).replacing(with: nz + 0.2 * (pE - nz), where: pE .< nz)
-        (noise + k).storeFloat4(ResidualEchoSuppressor.vmax(V(repeating: activity * 1e-3), tracked))
         let linearR = overdrive * leakNew * held
         let fallbackR = fallbackOverdrive * pgNew * xHeld
         // New in this bin: the filter has not shown it removes echo at
@@ -634,6 +656,23 @@ struct ResidualEchoSuppressor: ~Copyable {
         let weight = (1 - tr).replacing(with: 1, where: fresh)
         (trust + k).storeFloat4(tr.replacing(with: 0, where: fresh))
         (fallbackWeight + k).storeFloat4(weight)
+        // Background: the minimum of |E|² smoothed over ~60 ms, started
+        // at the first 4 frames that are not digital silence (devices often
+        // deliver zeros at first; a capture starts before the echo of what
+        // is then played arrives), falling fast; rising 5 dB/s without
+        // echo in the bin, 1 dB/s with (the residual echo is no
+        // background). Started at 0 it rose too slowly ever to reach the
+        // background while the far end played, and on the raw periodogram
+        // its spread put it 10–24 dB under: the output went silent where
+        // the suppressor took the echo out (docs/capture.md).
+        let nz = (noise + k).loadFloat4()
+        let se = (smoothE + k).loadFloat4()
+        let sm = liveFrames == 0 ? pE : se + 0.3 * (pE - se)
+        (smoothE + k).storeFloat4(sm)
+        let rise = V(repeating: 1.0116).replacing(with: farRise, where: far)
+        var tracked = (nz * rise).replacing(with: nz + 0.2 * (sm - nz), where: sm .< nz)
+        if liveFrames >= 0 && liveFrames < 4 { tracked = sm }
+        (noise + k).storeFloat4(ResidualEchoSuppressor.vmax(V(repeating: activity * 1e-3), tracked))
         let r = ResidualEchoSuppressor.vmax(linearR, weight * fallbackR)
         // Decision-directed signal-to-residual ratio (last frame's kept
         // power, this frame's excess), Wiener amplitude gain ξ/(1+ξ).
