@@ -5,7 +5,9 @@ import PackageDescription
 // with scripts/fuzz-check, or by hand:
 //
 //   swift build -c release --package-path Fuzz --product FuzzEngineC --sanitize=fuzzer --sanitize=address \
-//       -Xswiftc -sanitize=fuzzer,address    # else the last --sanitize wins: no coverage
+//       -Xswiftc -sanitize=fuzzer,address -Xswiftc -DRTMIX_FUZZ_LAZY_ZERO
+//   (the combined -sanitize flag: else the last --sanitize wins and there is no
+//   coverage; RTMIX_FUZZ_LAZY_ZERO: zeroed buffers from calloc, see scripts/fuzz-check)
 //   SWIFT_BACKTRACE=enable=no Fuzz/.build/release/FuzzEngineC Fuzz/Corpus/FuzzEngineC -max_total_time=30
 //
 // Long campaigns (fork mode, corpus minimised back into Fuzz/Corpus, counts

@@ -4,6 +4,7 @@
 #ifndef RTMIX_SUPPORT_H
 #define RTMIX_SUPPORT_H
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,17 @@ static inline void *rtmix_support_alloc(size_t bytes, size_t alignment) {
     return p;
 }
 static inline void rtmix_support_free(void *p) { free(p); }
+/* Zeroed memory from calloc, for fuzz builds only (RTMIX_FUZZ_LAZY_ZERO,
+ * see Allocation.allocate(repeating:)): calloc takes memory the allocator
+ * knows is zero (fresh pages) without writing it, so untouched pages are
+ * never faulted in. Alignments above malloc's fall back to posix_memalign
+ * and memset. NULL on failure; free with rtmix_support_free. */
+static inline void *rtmix_support_alloc_zeroed(size_t bytes, size_t alignment) {
+    if (alignment <= _Alignof(max_align_t)) return calloc(bytes ? bytes : 1, 1);
+    void *p = rtmix_support_alloc(bytes, alignment);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
 /* Zero-fills n bytes (control thread: zeroed buffers at allocation). */
 static inline void rtmix_support_zero(void *p, size_t n) { memset(p, 0, n); }
 

@@ -14,7 +14,11 @@ struct CaptureFramer: ~Copyable {
     let frameSize: Int
     /// Up to 4 frames may wait for their reference, plus one call.
     private let micQueue: UnsafeMutablePointer<Float>
+    /// Samples waiting, from `micHead` on (frames are taken from the head
+    /// without moving the rest; `append` moves what is left to the front
+    /// once per call).
     private(set) var micQueued = 0
+    private var micHead = 0
     private let outQueue: UnsafeMutablePointer<Float>
     private(set) var outQueued = 0
     /// Frames the output is delayed by to keep the calls whole (only grows).
@@ -56,6 +60,10 @@ struct CaptureFramer: ~Copyable {
     /// samples were not finite.
     @_noLocks
     mutating func append(_ mic: UnsafePointer<Float>, frames: Int) -> (samples: UnsafePointer<Float>, nonfinite: Int) {
+        if micHead > 0 {
+            for i in 0..<micQueued { micQueue[i] = micQueue[micHead + i] }  // forward copy, dest first
+            micHead = 0
+        }
         let dst = micQueue + micQueued
         var bad = 0
         if channels == 1 {
@@ -96,7 +104,7 @@ struct CaptureFramer: ~Copyable {
     var hasFrame: Bool { @_noLocks get { micQueued >= frameSize } }
 
     /// The frame at the head of the queue (valid while `hasFrame`).
-    var frame: UnsafePointer<Float> { @_noLocks get { UnsafePointer(micQueue) } }
+    var frame: UnsafePointer<Float> { @_noLocks get { UnsafePointer(micQueue + micHead) } }
 
     /// Where the processed frame goes (`frameSize` samples; valid until
     /// `advance`).
@@ -107,9 +115,8 @@ struct CaptureFramer: ~Copyable {
     mutating func advance() {
         let size = frameSize
         outQueued += size
-        let rest = micQueued - size
-        for i in 0..<rest { micQueue[i] = micQueue[i + size] }
-        micQueued = rest
+        micHead += size
+        micQueued -= size
         framed += Int64(size)
     }
 

@@ -37,11 +37,28 @@ enum Allocation {
     }
 
     /// `count` copies of `value` (e.g. zeroed sample buffers), or nil.
+    ///
+    /// Zeroed buffers are written here, on the control thread: that also
+    /// maps their pages in (the rings' included), so the real-time threads
+    /// that use them later take no page faults. Fuzz builds only
+    /// (`-Xswiftc -DRTMIX_FUZZ_LAZY_ZERO`, scripts/fuzz-check): zeroed
+    /// buffers come from calloc instead, the same zeros without the writes;
+    /// AddressSanitizer maps every large block fresh, and writing an engine's
+    /// rings (1.5 MiB for a capture path) was a quarter of a fuzz run.
     static func allocate<T>(repeating value: T, count: Int, alignment: Int = 0) -> UnsafeMutablePointer<T>? {
+        let zero = _isPOD(T.self) && withUnsafeBytes(of: value, { bytes in bytes.allSatisfy { $0 == 0 } })
+        #if RTMIX_FUZZ_LAZY_ZERO
+        if zero {
+            guard let n = bytes(T.self, count: count), !injectedFailure(),
+                  let raw = rtmix_support_alloc_zeroed(n, max(alignment, MemoryLayout<T>.alignment)) else { return nil }
+            liveAllocations.wrappingAdd(1, ordering: .relaxed)
+            return raw.bindMemory(to: T.self, capacity: count)
+        }
+        #endif
         guard let p = allocate(T.self, count: count, alignment: alignment) else { return nil }
         // Zeroed plain data (most buffers): one memset, not a store per
         // element (which coverage-instrumented fuzz builds make slow).
-        if _isPOD(T.self) && withUnsafeBytes(of: value, { bytes in bytes.allSatisfy { $0 == 0 } }) {
+        if zero {
             rtmix_support_zero(UnsafeMutableRawPointer(p), MemoryLayout<T>.stride * count)
         } else {
             p.initialize(repeating: value, count: count)
