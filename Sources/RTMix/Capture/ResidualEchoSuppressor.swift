@@ -176,9 +176,6 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// worth of window energy: its power must be scaled by size/hop to
     /// come out at the level it was measured at (it came out 3–5 dB low).
     let comfortScale: Float
-    /// Per frame, the background estimate's rise in bins with echo (power
-    /// factor): 1 dB/s.
-    let farRise: Float
 
     let allocatedBytes: Int
 
@@ -316,7 +313,6 @@ struct ResidualEchoSuppressor: ~Copyable {
         activity = Float(frameSize) * 1e-9
         trustFrames = 100
         comfortScale = Float(p) / Float(frameSize)
-        farRise = rtmix_support_db_to_linear(2 * Float(frameSize) / Float(sampleRate))
     }
 
     deinit {
@@ -660,8 +656,9 @@ struct ResidualEchoSuppressor: ~Copyable {
         // at the first 4 frames that are not digital silence (devices often
         // deliver zeros at first; a capture starts before the echo of what
         // is then played arrives), falling fast; rising 5 dB/s without
-        // echo in the bin, 1 dB/s with (the residual echo is no
-        // background). Started at 0 it rose too slowly ever to reach the
+        // echo in the bin, 0.2 dB/s with (the residual echo is no
+        // background; 1 dB/s cut one more of a talker's frames in
+        // CaptureTests' reverberant room). Started at 0 it rose too slowly ever to reach the
         // background while the far end played, and on the raw periodogram
         // its spread put it 10–24 dB under: the output went silent where
         // the suppressor took the echo out (docs/capture.md).
@@ -669,7 +666,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         let se = (smoothE + k).loadFloat4()
         let sm = liveFrames == 0 ? pE : se + 0.3 * (pE - se)
         (smoothE + k).storeFloat4(sm)
-        let rise = V(repeating: 1.0116).replacing(with: farRise, where: far)
+        let rise = V(repeating: 1.0116).replacing(with: 1.00046, where: far)
         var tracked = (nz * rise).replacing(with: nz + 0.2 * (sm - nz), where: sm .< nz)
         if liveFrames >= 0 && liveFrames < 4 { tracked = sm }
         (noise + k).storeFloat4(ResidualEchoSuppressor.vmax(V(repeating: activity * 1e-3), tracked))
