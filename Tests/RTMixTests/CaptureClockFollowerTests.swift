@@ -114,6 +114,25 @@ final class CaptureClockFollowerTests: XCTestCase {
         }
     }
 
+    /// A drift the acquisition's 4 s already show plainly (callbacks
+    /// without jitter) is taken at once: from the end of the acquisition
+    /// the correction is within 1 ppm of ±200 and stays there. The PI loop
+    /// alone (the code before) started 4 s of slide behind, overshot to
+    /// about 300 ppm and was still 7 ppm off 10 s later. With 3 ms of
+    /// callback jitter the line is not sure enough and the loop finds the
+    /// drift as before (`testFollowsPlusAndMinus200ppm`).
+    func testAPlainDriftIsTakenAtTheEndOfTheAcquisition() {
+        for ppm in [200.0, -200.0] {
+            let t = CaptureClockFollowerTests.simulate(ppm: ppm, seconds: 30)
+            XCTAssertEqual(t.locks, [0])
+            let after = t.ppm[410...]  // from 4.1 s on
+            let worst = after.map { abs($0 - ppm) }.max() ?? 1000
+            print("plain \(ppm) ppm: at 4.1 s \(t.ppm[410]) ppm, worst error from then \(worst) ppm, "
+                  + "peak \(t.ppm.map(abs).max() ?? 0) ppm")
+            XCTAssertLessThan(worst, 1, "ppm \(ppm)")
+        }
+    }
+
     /// A render stall of half a second makes c jump: the follower waits for
     /// render to resume, then locks anew (and still says 0).
     func testARenderStallRelocks() {

@@ -49,6 +49,15 @@ struct CaptureClockFollower {
     private var acquireLeft = 0
     private var acquireSum: Double = 0
     private var acquireCount = 0
+    /// Over the acquisition, sums for a least-squares line of the
+    /// phase-corrected c against time: t, y = c − its value at the lock,
+    /// t², t·y, y² (`acquireSum`/`acquireCount` hold Σc and the count).
+    private var fitT: Double = 0
+    private var fitY: Double = 0
+    private var fitTT: Double = 0
+    private var fitTY: Double = 0
+    private var fitYY: Double = 0
+    private var fitClock: Double = 0
 
     /// Time constant of the proportional path, seconds.
     static var followerSeconds: Double { @_noLocks get { 2 } }
@@ -72,6 +81,15 @@ struct CaptureClockFollower {
     /// as tens to hundreds of ppm of drift: with the first call's value all
     /// 160 runs above went over 2 ppm, up to the 1000 ppm limit).
     static var acquireSeconds: Double { @_noLocks get { 4 } }
+    /// A drift the acquisition's own line shows this many standard errors
+    /// out of 0 is taken at once (the integral starts at it and the
+    /// alignment is held where the line ends) instead of being found by the
+    /// PI loop, which, starting 4 s of slide behind, overshot 200 ppm to
+    /// 300 and took some 15 s to settle (docs/capture.md). Timing jitter
+    /// widens the line's standard error, so with jittery callbacks this
+    /// rarely applies and the loop works as before; one clock never shows
+    /// a slope 8 standard errors out.
+    static var feedForwardSigmas: Double { @_noLocks get { 8 } }
     /// Largest drift corrected (and beyond which it alarms).
     static var maxDriftPpm: Double { @_noLocks get { 1000 } }
 
@@ -159,6 +177,7 @@ struct CaptureClockFollower {
             acquireLeft = Int(CaptureClockFollower.acquireSeconds * Double(rate))
             acquireSum = corrected
             acquireCount = 1
+            fitT = 0; fitY = 0; fitTT = 0; fitTY = 0; fitYY = 0; fitClock = 0
             return .locked
         }
         let a = min(1, Double(frames) / Double(rate))
@@ -170,9 +189,22 @@ struct CaptureClockFollower {
             acquireSum += corrected
             acquireCount += 1
             acquireLeft -= frames
+            fitClock += Double(frames) / Double(rate)
+            let y = corrected - cTargetExact  // against the value at the lock
+            fitT += fitClock; fitY += y; fitTT += fitClock * fitClock; fitTY += fitClock * y; fitYY += y * y
             if acquireLeft <= 0 {
+                let line = acquiredLine()
                 cTargetExact = acquireSum / Double(acquireCount)
                 cSmoothed = cTargetExact
+                if let line {
+                    // The drift shows plainly: start from it, and hold the
+                    // alignment where the line ends (where the echo is now).
+                    let limit = CaptureClockFollower.maxDriftPpm * 1e-6
+                    integral = max(-limit, min(limit, correction + line.slope / Double(rate)))
+                    correction = integral
+                    cTargetExact = line.end
+                    cSmoothed = line.end
+                }
             }
             return .steered(correction: correction + signalCorrection, alarm: false)
         }
@@ -193,5 +225,22 @@ struct CaptureClockFollower {
         let alarm = saturated && !driftAlarm
         driftAlarm = saturated
         return .steered(correction: correction + signalCorrection, alarm: alarm)
+    }
+
+    /// The acquisition's line (slope in samples per second, value at its
+    /// last call) when its slope stands `feedForwardSigmas` standard
+    /// errors out of 0; else nil.
+    @_noLocks
+    private func acquiredLine() -> (slope: Double, end: Double)? {
+        let n = Double(acquireCount - 1)  // the lock's own call is not in the sums
+        guard n >= 10 else { return nil }
+        let stt = fitTT - fitT * fitT / n
+        guard stt > 0 else { return nil }
+        let b = (fitTY - fitT * fitY / n) / stt
+        let a = (fitY - b * fitT) / n
+        let residual = max(0, fitYY - fitY * fitY / n - b * b * stt)
+        let se = Double(_unsafePerformance { rtmix_support_sqrt(residual / (n - 2) / stt) })
+        guard abs(b) > CaptureClockFollower.feedForwardSigmas * se else { return nil }
+        return (b, cTargetExact + a + b * fitClock)
     }
 }

@@ -48,8 +48,16 @@ struct EchoSlideTracker: ~Copyable {
     /// it a tap or a few further and the largest tap moves in steps of 2–6
     /// samples at 16 kHz (seen at 200 ppm), which the fit averages.
     static var maxStepSeconds: Double { @_noLocks get { 0.0005 } }
-    /// Slopes below this are noise, not drift (ppm).
+    /// Slopes below this are noise, not drift (ppm), while no drift has
+    /// been found: on one clock the stage must never act.
     static var deadBandPpm: Double { @_noLocks get { 4 } }
+    /// Once a drift has been found (the correction is not 0), what is left
+    /// of it is followed down to this (ppm). The first correction is off by
+    /// a ppm or so (0.8 of a 4 s fit), and the rest, under the dead band,
+    /// slid on unseen: 0.5–1.3 ppm measured at 48 kHz for 200 ppm, which cost
+    /// up to 10 dB of ERLE for good (docs/capture.md). Still 4 standard errors
+    /// out of 0, as every fit.
+    static var refineDeadBandPpm: Double { @_noLocks get { 0.3 } }
     /// Share of a measured slope applied at once.
     static var gain: Double { @_noLocks get { 0.8 } }
     static var maxPpm: Double { @_noLocks get { 1000 } }
@@ -128,16 +136,27 @@ struct EchoSlideTracker: ~Copyable {
         count += 1
         guard count == EchoSlideTracker.window,
               let fit = EchoSlideTracker.slope(times, positions, count: count) else { return nil }
-        // The echo moves `slope` samples per second later against the
-        // reference: the reference must be consumed that much slower. A
-        // slope within 4 standard errors of 0 (a filter still settling, a
-        // main tap that wavers) or within the dead band is not drift.
-        let ppm = fit.slope / Double(rate) * 1e6
-        guard abs(ppm) > EchoSlideTracker.deadBandPpm, abs(fit.slope) > 4 * fit.standardError else { return nil }
-        let limit = EchoSlideTracker.maxPpm * 1e-6
-        correction = max(-limit, min(limit, correction - EchoSlideTracker.gain * ppm * 1e-6))
+        guard let next = EchoSlideTracker.corrected(correction, slope: fit.slope,
+                                                    standardError: fit.standardError, rate: rate) else { return nil }
+        correction = next
         count = 0  // the next fit sees only the corrected slide
         return correction
+    }
+
+    /// The correction after a fit of the main tap's slope (samples per
+    /// second), or nil to keep it. The echo moves `slope` samples per
+    /// second later against the reference: the reference must be consumed
+    /// that much slower. A slope within 4 standard errors of 0 (a filter
+    /// still settling, a main tap that wavers) is not drift, nor one within
+    /// the dead band: 4 ppm while no drift has been found, 0.3 ppm once
+    /// one has (what the first corrections left).
+    @_noLocks
+    static func corrected(_ correction: Double, slope: Double, standardError: Double, rate: Int) -> Double? {
+        let ppm = slope / Double(rate) * 1e6
+        let band = correction == 0 ? deadBandPpm : refineDeadBandPpm
+        guard abs(ppm) > band, abs(slope) > 4 * standardError else { return nil }
+        let limit = maxPpm * 1e-6
+        return max(-limit, min(limit, correction - gain * ppm * 1e-6))
     }
 
     /// The largest tap's position (sub-sample) when it stands out of the
