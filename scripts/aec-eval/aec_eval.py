@@ -434,7 +434,13 @@ class Eval:
         jobs = []
         for rate in self.rates:
             for ppm in [0, 200, -200]:
-                s = Scene(rate, far, media, ppm=ppm, rir=self.rir)
+                # Lockstep, a slower microphone clock brings the echo earlier
+                # by ppm x the length; over 10 minutes at -200 ppm that is
+                # 120 ms, more than the device delay: start that scene later
+                # so that its echo never comes before its reference was
+                # played (the 60 s run keeps the common delay).
+                delay = DEVICE_DELAY_MS + (max(0, -ppm) * 1e-6 * secs * 1000 if secs > 60 else 0)
+                s = Scene(rate, far, media, ppm=ppm, rir=self.rir, delay_ms=delay)
                 name = f"d-{rate}-{ppm}-{int(secs)}"
                 for paced in ([False, True] if ppm else [False]):
                     extra = ["--clock-ppm", str(ppm)] if paced else []
@@ -447,7 +453,10 @@ class Eval:
                  "with that offset would (without it the calls stay in lockstep, so only the acoustic path drifts and "
                  "the engine's call-count drift follower cannot see it). Engine drift convention: > 0 = playout clock "
                  "faster, so the expected estimate is -ppm. ERLE median over echo-only windows after "
-                 f"{t_conv:.0f} s; the last-quarter median shows whether it holds.", "",
+                 f"{t_conv:.0f} s; the last-quarter median shows whether it holds."
+                 + (f" The -200 ppm scene's device delay is {DEVICE_DELAY_MS + 200e-6 * secs * 1000:.0f} ms, so that "
+                    "its echo, coming earlier all the time in lockstep, never precedes its reference." if secs > 60 else ""),
+                 "",
                  "| capture | drift | calls | median ERLE | last-quarter ERLE | engine drift est. (expected) | engine delay at end (true) | delay changes | resets |",
                  "|---|---|---|---|---|---|---|---|---|"]
         for rate, ppm, paced, s, job in jobs:
