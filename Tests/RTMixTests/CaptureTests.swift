@@ -219,16 +219,27 @@ final class CaptureTests: XCTestCase {
         }
     }
 
+    /// ±200 ppm with the calls paced as two devices on those clocks: the
+    /// follower finds the drift from the calls' timing. Measured (linear
+    /// canceller only, 2026-11-26, sixth session): from 20 s 38.5 / 38.5 dB
+    /// against 38.9 without drift, 10–20 s 32.0 / 31.0 against 32.1. Before
+    /// the follower took the drift its acquisition shows (its PI loop
+    /// overshot to ~300 ppm): 33.2 / 33.8 dB from 20 s and 19.8 / 19.7 dB in
+    /// 10–20 s, which fails both bounds.
     func testClockDriftIsFollowed() throws {
         let linearOnly: (inout EngineConfig) -> Void = { $0.echoSuppression = false; $0.noiseSuppression = false }
         let base = try EchoScenario(seconds: 40, hintMs: 120).run(configure: linearOnly)
         let reference = median(base, rate: 16_000, from: 20)
+        let referenceEarly = median(base, rate: 16_000, from: 10, to: 20)
         for ppm in [200.0, -200.0] {
             let r = try EchoScenario(seconds: 40, hintMs: 120, micClockPpm: ppm).run(configure: linearOnly)
             let erle = median(r, rate: 16_000, from: 20)
-            print("mic clock \(ppm) ppm: drift estimate \(r.stats.driftPpm) ppm, ERLE \(erle) dB (no drift \(reference) dB)")
+            let early = median(r, rate: 16_000, from: 10, to: 20)
+            print("mic clock \(ppm) ppm: drift estimate \(r.stats.driftPpm) ppm, ERLE \(erle) dB from 20 s, "
+                  + "\(early) dB in 10-20 s (no drift \(reference) / \(referenceEarly) dB)")
             XCTAssertEqual(Double(r.stats.driftPpm), -ppm, accuracy: 20)
-            XCTAssertGreaterThan(erle, reference - 6)
+            XCTAssertGreaterThan(erle, reference - 2)
+            XCTAssertGreaterThan(early, referenceEarly - 4)
         }
     }
 
