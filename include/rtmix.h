@@ -757,8 +757,12 @@ int32_t rtmix_render_s16_checked(rtmix_engine *engine, int16_t *out, size_t capa
  *   disagrees with it by more than 4 ms for ~0.5 s is replaced). Moving
  *   the delay (route change) keeps the adapted canceller.
  * - Drift: render and capture may run on different clocks; the engine
- *   measures the reference FIFO's level and resamples the reference to
- *   follow (up to +-1000 ppm; RTMIX_EVENT_DRIFT_OUT_OF_RANGE beyond).
+ *   measures the reference FIFO's level against the calls' timing and,
+ *   when the timing shows nothing (one duplex callback driving two
+ *   devices, file processing), the echo's slide against the reference, and
+ *   resamples the reference to follow (up to +-1000 ppm;
+ *   RTMIX_EVENT_DRIFT_OUT_OF_RANGE beyond). On one clock it corrects
+ *   nothing (aec_drift_ppm stays 0).
  * - Publish: `out` is the processed microphone plus the MEDIA domain
  *   (source gains applied, not the local media volume) at its publish gain
  *   (default 0). CALL audio is never published.
