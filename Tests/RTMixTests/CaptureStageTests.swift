@@ -181,6 +181,47 @@ final class CaptureStageTests: XCTestCase {
         XCTAssertTrue(est.distinct)
     }
 
+    /// The echo path moves +100 ms at 4 s: the hop's own correlation (no
+    /// average) finds the new delay in the first hop whose microphone
+    /// window lies past the move, while the average still says the old one
+    /// (the delay tracker acts on that; DelayTrackerTests). Without
+    /// `singleHop` the hop's own fields stay empty. Measured: the hop
+    /// completing at 4.42 s says 160.0 ms (confidence 20.4), the average
+    /// 60.0 ms.
+    func testDelayEstimatorsSingleHopSeesAMovedEchoBeforeTheAverage() {
+        let rate = 16_000, before = 960, after = 2_560, at = 4 * 16_000
+        var e = DelayEstimator(sampleRate: rate)!
+        e.singleHop = true
+        let far = EchoSim.speech(rate: rate, seconds: 8, seed: 8)
+        var mic = [Float](repeating: 0, count: far.count)
+        for i in before..<at { mic[i] = 0.4 * far[i - before] }
+        for i in at..<far.count { mic[i] = 0.4 * far[i - after] }
+        var first: (t: Int, est: DelayEstimator.Estimate)?
+        var i = 0
+        while i + 160 <= far.count {
+            far[i..<(i + 160)].withUnsafeBufferPointer { e.appendReference($0.baseAddress!, count: 160) }
+            mic[i..<(i + 160)].withUnsafeBufferPointer { e.appendMic($0.baseAddress!, count: 160) }
+            e.step()
+            i += 160
+            if let l = e.latest {
+                e.latest = nil
+                // Windows end 32 ms before the newest sample and span 384 ms.
+                if first == nil && i - 512 - 6_144 >= at { first = (i, l) }
+                if i < at { XCTAssertEqual(l.hopOffset, Double(-before), accuracy: 16, "before the move, t \(i)") }
+            }
+        }
+        let f = try! XCTUnwrap(first)
+        print("moved echo: hop at \(Double(f.t) / 16_000) s: alone \(-f.est.hopOffset / 16) ms (confidence \(f.est.hopConfidence)), average \(-f.est.offset / 16) ms")
+        XCTAssertEqual(f.est.hopOffset, Double(-after), accuracy: 16)
+        XCTAssertGreaterThan(f.est.hopConfidence, DelayTracker.singleHopConfidence)
+        XCTAssertTrue(f.est.hopDistinct)
+        XCTAssertEqual(f.est.offset, Double(-before), accuracy: 16)
+        var off = DelayEstimator(sampleRate: rate)!
+        let last = try! XCTUnwrap(feed(&off, far: far, mic: mic))
+        XCTAssertEqual(last.hopConfidence, 0)
+        XCTAssertFalse(last.hopDistinct)
+    }
+
     /// Issue 19: the decimated sample counters are rebased before they
     /// could reach 2³¹ (a trap on 32-bit ARM after ~50 h of capture). Preset
     /// just below the threshold, the estimator crosses it mid-run, the
@@ -226,12 +267,14 @@ final class CaptureStageTests: XCTestCase {
     /// `residual(i)` + `talker(i)`, echo estimate = `echo(i)`, reference =
     /// `reference(i)`. Returns the output (one frame late).
     private func suppress(frames: Int, echo: (Int) -> Float, residual: (Int) -> Float, talker: (Int) -> Float,
-                          reference: (Int) -> Float, echoOnlyOverdriveDb: Float = 25) -> [Float] {
+                          reference: (Int) -> Float, echoOnlyOverdriveDb: Float = 25,
+                          before: (Int, inout ResidualEchoSuppressor) -> Void = { _, _ in }) -> [Float] {
         var s = ResidualEchoSuppressor(frameSize: 160, sampleRate: 16_000, echoOnlyOverdriveDb: echoOnlyOverdriveDb)!
         var out = [Float](repeating: 0, count: frames * 160)
         var mic = [Float](repeating: 0, count: 160), lin = [Float](repeating: 0, count: 160)
         var ref = [Float](repeating: 0, count: 160)
         for f in 0..<frames {
+            before(f, &s)
             for i in 0..<160 {
                 let t = f * 160 + i
                 lin[i] = residual(t) + talker(t)
@@ -347,6 +390,46 @@ final class CaptureStageTests: XCTestCase {
         print("fluctuating leak, far end alone: removed \(removed[25]!) dB (echo-only state), \(removed[3]!) dB (near-end tuning)")
         XCTAssertGreaterThan(removed[25]!, 35)
         XCTAssertGreaterThan(removed[25]! - removed[3]!, 15)
+    }
+
+    /// `echoMoved`: the delay tracker saw the echo at a new delay within the
+    /// last `within` frames. A near-end state that began within them was
+    /// held by the moved echo: it ends at once (the echo-only state). One
+    /// that began earlier (a talker there before the path moved) is left
+    /// alone. Either way the linear filter is distrusted. (End to end:
+    /// CaptureTests.testDelayJumpIsFollowedWithinTwoSeconds and the
+    /// evaluation's path changes, docs/capture.md.)
+    func testAMovedEchoEndsOnlyANearEndStateThatBeganSinceTheMove() {
+        var noise = EchoSim.Noise(seed: 9)
+        let n = 64_000
+        let echo = (0..<n).map { _ in 0.2 * noise.next() }
+        // A talker as loud as the echo from 1 s on (near-end state).
+        let tone: (Int) -> Float = { $0 >= 16_000 ? 0.16 * sinf(2 * Float.pi * 300 * Float($0) / 16_000) : 0 }
+        for (reportAt, young) in [(130, true), (300, false)] {
+            let start = CaptureStart(samples: n, seed: 10)
+            var before = 0, after = (since: 0, frames: 0, hold: 0, trust: Float(1))
+            _ = suppress(frames: n / 160, echo: start.later { echo[$0] }, residual: start.output { 0.1 * echo[$0] },
+                         talker: tone, reference: start.later { echo[$0] }) { f, s in
+                guard f == reportAt else { return }
+                before = s.nearEndFrames
+                s.echoMoved(within: 67)
+                var maxTrust: Float = 0
+                for k in 0..<s.bins { maxTrust = max(maxTrust, s.trust[k]) }
+                after = (s.sinceNearEnd, s.nearEndFrames, s.nearEndHold, maxTrust)
+            }
+            print("echoMoved at frame \(reportAt): near-end state held \(before) frames; after: since \(after.since), held \(after.frames)")
+            XCTAssertEqual(after.trust, 0, "frame \(reportAt): the filter is distrusted")
+            if young {
+                XCTAssertGreaterThan(before, 0, "the talker did not start a near-end state")
+                XCTAssertLessThanOrEqual(before, 67)
+                XCTAssertGreaterThanOrEqual(after.since, after.hold, "the near-end state did not end")
+                XCTAssertEqual(after.frames, 0)
+            } else {
+                XCTAssertGreaterThan(before, 67)
+                XCTAssertLessThan(after.since, after.hold, "a talker's near-end state was ended")
+                XCTAssertEqual(after.frames, before)
+            }
+        }
     }
 
     /// Comfort noise at the background's level. The far end talks in

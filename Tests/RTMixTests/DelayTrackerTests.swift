@@ -14,12 +14,22 @@ final class DelayTrackerTests: XCTestCase {
         return t
     }
 
-    /// The estimator reporting a delay of `samples` (confident, distinct).
-    func hop(_ t: inout DelayTracker, delay samples: Double, confidence: Float = 12, locked: Bool = true) -> DelayTracker.Hop? {
+    /// The estimator reporting a delay of `samples` (confident, distinct);
+    /// by default the hop alone says the same.
+    func hop(_ t: inout DelayTracker, delay samples: Double, confidence: Float = 12, locked: Bool = true,
+             single: (samples: Double, confidence: Float, distinct: Bool)? = nil) -> DelayTracker.Hop? {
         // estimate = c̄ − kEcho + lag + 1, kEcho = offset (bases 0).
-        let offset = Double(anchor) + Double(ReferenceHistory.lag + 1) - samples
-        t.estimator.latest = DelayEstimator.Estimate(offset: offset, confidence: confidence, hops: 5, distinct: true)
+        func offset(_ d: Double) -> Double { Double(anchor) + Double(ReferenceHistory.lag + 1) - d }
+        let one = single ?? (samples, confidence, true)
+        t.estimator.latest = DelayEstimator.Estimate(offset: offset(samples), confidence: confidence, hops: 5, distinct: true,
+                                                     hopOffset: offset(one.samples), hopConfidence: one.confidence,
+                                                     hopDistinct: one.distinct)
         return t.hop(locked: locked)
+    }
+
+    /// `frames` 10 ms frames in which the linear filter removed `db`.
+    func linear(_ t: inout DelayTracker, removedDb db: Float, frames: Int = 25) {
+        for _ in 0..<frames { t.linearFrame(mic: 1e-3, linear: 1e-3 / powf(10, db / 10)) }
     }
 
     func testAnEstimateIsAdoptedOnlyAfterTwoAgreeingHops() {
@@ -113,5 +123,65 @@ final class DelayTrackerTests: XCTestCase {
         XCTAssertEqual(overruled?.source, 2)
         XCTAssertEqual(overruled?.restartCanceller, true)
         XCTAssertEqual(overruled?.pathChanged, true)
+    }
+
+    /// A moved echo path seen in one hop alone (the average still says the
+    /// old delay): confident (≥ 8), distinct, more than 20 ms away, while
+    /// the linear filter removed under 3 dB since the last hop. The first
+    /// such hop distrusts the canceller and estimates at the full rate; a
+    /// second within 4 ms adopts it as a path change (reference moved,
+    /// filter kept). Any condition missing: nothing happens.
+    func testAMoveSeenInOneHopDistrustsAtOnceAndTwoAdoptIt() {
+        var t = makeTracker()
+        _ = hop(&t, delay: 640)
+        XCTAssertNotNil(hop(&t, delay: 640)?.change)
+        _ = hop(&t, delay: 640)
+        XCTAssertTrue(t.estimator.tracking)
+        let moved = (samples: 2_240.0, confidence: Float(9.5), distinct: true)  // +100 ms
+        // Each condition missing on its own: an ordinary settled hop.
+        let misses: [(String, Float, (samples: Double, confidence: Float, distinct: Bool))] = [
+            ("the filter removed 3.05 dB", 3.05, moved),
+            ("confidence 7.9", 0.5, (2_240, 7.9, true)),
+            ("not distinct", 0.5, (2_240, 9.5, false)),
+            ("19 ms away", 0.5, (640 + 304, 9.5, true)),
+            ("past the range", 0.5, (0.61 * 16_000, 9.5, true)),
+        ]
+        for (what, removed, single) in misses {
+            linear(&t, removedDb: removed)
+            let h = hop(&t, delay: 640, single: single)
+            XCTAssertEqual(h?.moved, false, what)
+            XCTAssertEqual(h?.distrust, false, what)
+            XCTAssertNil(h?.change, what)
+            XCTAssertTrue(t.estimator.tracking, what)
+        }
+        // No far-end frames since the last hop: nothing known of the filter.
+        XCTAssertEqual(hop(&t, delay: 640, single: moved)?.moved, false)
+        // All conditions: distrusted at once, the full rate, not yet adopted.
+        linear(&t, removedDb: 0.5)
+        let first = hop(&t, delay: 640, single: moved)
+        XCTAssertEqual(first?.moved, true)
+        XCTAssertEqual(first?.distrust, true)
+        XCTAssertNil(first?.change)
+        XCTAssertFalse(t.estimator.tracking)
+        XCTAssertEqual(t.delay, 640, accuracy: 1e-9)
+        // The second agreeing hop adopts the hop's delay.
+        linear(&t, removedDb: -1)
+        let second = hop(&t, delay: 641, single: (2_250, 10, true))
+        XCTAssertEqual(second?.moved, true)
+        let change = try? XCTUnwrap(second?.change)
+        XCTAssertEqual(change?.samples ?? 0, 2_250, accuracy: 1e-9)
+        XCTAssertEqual(change?.pathChanged, true)
+        XCTAssertEqual(change?.restartCanceller, false)
+        XCTAssertEqual(change?.distrust, true)
+        XCTAssertEqual(t.kFeed, anchor - 2_250 + ReferenceHistory.lag + 1 + rate * DelayTracker.leadMs / 1000)
+        // Two moved hops that disagree by more than 4 ms adopt nothing.
+        var u = makeTracker()
+        _ = hop(&u, delay: 640)
+        _ = hop(&u, delay: 640)
+        linear(&u, removedDb: 0)
+        XCTAssertEqual(hop(&u, delay: 640, single: moved)?.moved, true)
+        linear(&u, removedDb: 0)
+        XCTAssertNil(hop(&u, delay: 640, single: (2_240 + 80, 9.5, true))?.change)
+        XCTAssertEqual(u.delay, 640, accuracy: 1e-9)
     }
 }

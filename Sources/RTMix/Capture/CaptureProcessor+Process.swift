@@ -56,7 +56,11 @@ extension CaptureProcessor {
             missing += processFrame(link: link)
             if let hop = delay.hop(locked: clock.locked) {
                 metrics.estimate(hop, link: link)
-                if hop.distrust { suppressor.distrust() }
+                if hop.moved {
+                    suppressor.echoMoved(within: delay.singleHopSpan / frameSize)
+                } else if hop.distrust {
+                    suppressor.distrust()
+                }
                 if let change = hop.change { delayChanged(change, link: link) }
             }
         }
@@ -131,6 +135,7 @@ extension CaptureProcessor {
         } else {
             powers = canceller.process(mic: framer.frame, reference: reference.frameReference, out: frameOut)
         }
+        if powers.reference > 1e-6 { delay.linearFrame(mic: powers.mic, linear: powers.linear) }
         if metrics.frame(powers, doubleTalk: talking, linearActive: canceller.echo != nil, link: link) {
             canceller.reset()
             suppressor.distrust()

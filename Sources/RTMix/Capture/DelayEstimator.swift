@@ -45,6 +45,9 @@ struct DelayEstimator: ~Copyable {
     let im: UnsafeMutablePointer<Float>
     let accRe: UnsafeMutablePointer<Float>
     let accIm: UnsafeMutablePointer<Float>
+    /// This hop's normalised cross-spectrum alone.
+    let hopRe: UnsafeMutablePointer<Float>
+    let hopIm: UnsafeMutablePointer<Float>
     /// Smoothing factor per hop (`averageSeconds` time constant).
     let alpha: Float
     let alphaTracking: Float
@@ -52,6 +55,12 @@ struct DelayEstimator: ~Copyable {
     /// Set by the caller while the delay in use agrees with the estimates:
     /// hops come half as often (512 ms), halving the estimator's cost.
     var tracking = false
+    /// Set by the caller before `step`: also find the peak of the hop
+    /// alone (`Estimate.hopOffset`); off, those fields are 0 / false and the
+    /// hop costs what it did before.
+    var singleHop = false
+    /// `singleHop` as it was when the pending hop was accumulated.
+    var pendingSingle = false
     /// 0: idle; 1: spectrum accumulated, transform back on the next call.
     var stage = 0
     var hopsAccumulated = 0
@@ -73,11 +82,21 @@ struct DelayEstimator: ~Copyable {
         /// signals, such as a held tone, give several equal peaks: no
         /// delay can be told from them).
         var distinct: Bool
-        init(offset: Double, confidence: Float, hops: Int, distinct: Bool) {
+        /// The same from this hop alone (no average): it sees a moved echo
+        /// path as soon as one mic window lies past the move, while the
+        /// average still holds the old delay for about a second.
+        var hopOffset: Double
+        var hopConfidence: Float
+        var hopDistinct: Bool
+        init(offset: Double, confidence: Float, hops: Int, distinct: Bool,
+             hopOffset: Double = 0, hopConfidence: Float = 0, hopDistinct: Bool = false) {
             self.offset = offset
             self.confidence = confidence
             self.hops = hops
             self.distinct = distinct
+            self.hopOffset = hopOffset
+            self.hopConfidence = hopConfidence
+            self.hopDistinct = hopDistinct
         }
     }
     /// Set after each completed hop; the caller reads and clears it.
@@ -97,7 +116,9 @@ struct DelayEstimator: ~Copyable {
               let r = batch.allocate(repeating: Float(0), count: n),
               let i = batch.allocate(repeating: Float(0), count: n),
               let ar = batch.allocate(repeating: Float(0), count: n / 2 + 1),
-              let ai = batch.allocate(repeating: Float(0), count: n / 2 + 1) else { return nil }
+              let ai = batch.allocate(repeating: Float(0), count: n / 2 + 1),
+              let hr = batch.allocate(repeating: Float(0), count: n / 2 + 1),
+              let hi = batch.allocate(repeating: Float(0), count: n / 2 + 1) else { return nil }
         allocatedBytes = batch.commit() + f.allocatedBytes
         fft = consume f
         micD = md
@@ -106,6 +127,8 @@ struct DelayEstimator: ~Copyable {
         im = i
         accRe = ar
         accIm = ai
+        hopRe = hr
+        hopIm = hi
         factor = max(1, sampleRate / 2000)
         micFilter = Decimator(factor: factor, sampleRate: sampleRate)
         refFilter = Decimator(factor: factor, sampleRate: sampleRate)
@@ -122,6 +145,8 @@ struct DelayEstimator: ~Copyable {
         Allocation.free(im)
         Allocation.free(accRe)
         Allocation.free(accIm)
+        Allocation.free(hopRe)
+        Allocation.free(hopIm)
     }
 
     /// Forgets everything learnt (the echo path changed beyond recognition,
@@ -192,6 +217,7 @@ struct DelayEstimator: ~Copyable {
         if accumulateHop(refEnd: refCount, micEnd: micEnd) {
             pendingRefEnd = refCount
             pendingMicEnd = micEnd
+            pendingSingle = singleHop
             stage = 1
         }
     }
@@ -232,6 +258,10 @@ struct DelayEstimator: ~Copyable {
             // MIC · conj(REF)
             let cr = mr * rr + mi * ri
             let ci = mi * rr - mr * ri
+            if singleHop {
+                hopRe[k] = cr * norm
+                hopIm[k] = ci * norm
+            }
             accRe[k] = a * accRe[k] + cr * norm
             accIm[k] = a * accIm[k] + ci * norm
         }
@@ -239,10 +269,11 @@ struct DelayEstimator: ~Copyable {
         return true
     }
 
-    /// PHAT weighting, inverse FFT, peak search.
+    /// PHAT weighting, inverse FFT, peak search; for the average and, when
+    /// `singleHop` was set, in the same transform for this hop alone.
     @_noLocks
     mutating func finishHop() {
-        let n = DelayEstimator.fftSize, m = DelayEstimator.micWindow, g = DelayEstimator.guardLags
+        let n = DelayEstimator.fftSize
         // PHAT whitens every bin; bins 60 dB below the strongest carry no
         // signal (only noise or window leakage) and are left out, so that
         // a narrowband far end (a held tone) gives the periodic
@@ -250,19 +281,64 @@ struct DelayEstimator: ~Copyable {
         var strongest: Float = 0
         for k in 0...n / 2 { strongest = max(strongest, accRe[k] * accRe[k] + accIm[k] * accIm[k]) }
         let floor = max(strongest * 1e-6, 1e-30)
-        for k in 0...n / 2 {
-            let power = accRe[k] * accRe[k] + accIm[k] * accIm[k]
-            let mag: Float = _unsafePerformance { rtmix_support_sqrtf(power) }
-            let w: Float = power > floor ? 1 / mag : 0
-            re[k] = accRe[k] * w
-            im[k] = accIm[k] * w
-            if k > 0 && k < n / 2 {
-                re[n - k] = re[k]
-                im[n - k] = -im[k]
+        if pendingSingle {
+            var strongestHop: Float = 0
+            for k in 0...n / 2 { strongestHop = max(strongestHop, hopRe[k] * hopRe[k] + hopIm[k] * hopIm[k]) }
+            let floorHop = max(strongestHop * 1e-6, 1e-30)
+            // Both correlations are real: one complex inverse transform of
+            // A + i·B gives the average's in the real part and the hop's in
+            // the imaginary part (B(n−k) = conj B(k), so i·B adds −Bi + i·Br
+            // at k and +Bi + i·Br at n − k).
+            for k in 0...n / 2 {
+                let power = accRe[k] * accRe[k] + accIm[k] * accIm[k]
+                let mag: Float = _unsafePerformance { rtmix_support_sqrtf(power) }
+                let w: Float = power > floor ? 1 / mag : 0
+                let powerHop = hopRe[k] * hopRe[k] + hopIm[k] * hopIm[k]
+                let magHop: Float = _unsafePerformance { rtmix_support_sqrtf(powerHop) }
+                let wHop: Float = powerHop > floorHop ? 1 / magHop : 0
+                let ar = accRe[k] * w, ai = accIm[k] * w
+                let br = hopRe[k] * wHop, bi = hopIm[k] * wHop
+                re[k] = ar - bi
+                im[k] = ai + br
+                if k > 0 && k < n / 2 {
+                    re[n - k] = ar + bi
+                    im[n - k] = br - ai
+                }
+            }
+        } else {
+            for k in 0...n / 2 {
+                let power = accRe[k] * accRe[k] + accIm[k] * accIm[k]
+                let mag: Float = _unsafePerformance { rtmix_support_sqrtf(power) }
+                let w: Float = power > floor ? 1 / mag : 0
+                re[k] = accRe[k] * w
+                im[k] = accIm[k] * w
+                if k > 0 && k < n / 2 {
+                    re[n - k] = re[k]
+                    im[n - k] = -im[k]
+                }
             }
         }
         re[0] = 0; im[0] = 0  // DC says nothing about delay
         fft.inverse(re, im)
+        let average = DelayEstimator.peak(re, pendingRefEnd: pendingRefEnd, pendingMicEnd: pendingMicEnd)
+        var e = Estimate(offset: average.offset * Double(factor), confidence: average.confidence,
+                         hops: hopsAccumulated, distinct: average.distinct)
+        if pendingSingle {
+            let single = DelayEstimator.peak(im, pendingRefEnd: pendingRefEnd, pendingMicEnd: pendingMicEnd)
+            e.hopOffset = single.offset * Double(factor)
+            e.hopConfidence = single.confidence
+            e.hopDistinct = single.distinct
+        }
+        latest = e
+    }
+
+    /// The highest peak of a correlation within the lag range: the offset
+    /// (decimated samples), its height over the range's RMS, and whether
+    /// it stands 1.25× above any other more than 2 ms away.
+    @_noLocks
+    static func peak(_ c: UnsafeMutablePointer<Float>, pendingRefEnd: Int, pendingMicEnd: Int)
+        -> (offset: Double, confidence: Float, distinct: Bool) {
+        let n = DelayEstimator.fftSize, m = DelayEstimator.micWindow, g = DelayEstimator.guardLags
         // Lags L in [−g, n − g − m]: circular index (L + n) & (n − 1).
         var best: Float = -Float.greatestFiniteMagnitude
         var bestLag = 0
@@ -270,7 +346,7 @@ struct DelayEstimator: ~Copyable {
         let maxLag = n - g - m
         var lag = -g
         while lag <= maxLag {
-            let v = re[(lag + n) & (n - 1)]
+            let v = c[(lag + n) & (n - 1)]
             sumSquares += v * v
             if v > best {
                 best = v
@@ -282,20 +358,19 @@ struct DelayEstimator: ~Copyable {
         var second: Float = -Float.greatestFiniteMagnitude
         lag = -g
         while lag <= maxLag {
-            if lag < bestLag - 4 || lag > bestLag + 4 { second = max(second, re[(lag + n) & (n - 1)]) }
+            if lag < bestLag - 4 || lag > bestLag + 4 { second = max(second, c[(lag + n) & (n - 1)]) }
             lag += 1
         }
         let count = Float(maxLag + g + 1)
         let meanSquare = sumSquares / count
         let rms: Float = _unsafePerformance { rtmix_support_sqrtf(meanSquare) }
-        let left = re[(bestLag - 1 + n) & (n - 1)], right = re[(bestLag + 1 + n) & (n - 1)]
+        let left = c[(bestLag - 1 + n) & (n - 1)], right = c[(bestLag + 1 + n) & (n - 1)]
         let curvature = left - 2 * best + right
         var fine = Double(bestLag)
         if curvature < 0 { fine += Double(max(-0.5, min(0.5, 0.5 * (left - right) / curvature))) }
         // Mic decimated index j ↔ reference index j + refEnd − micEnd − g − L.
         let offsetD = Double(pendingRefEnd - pendingMicEnd - g) - fine
-        latest = Estimate(offset: offsetD * Double(factor), confidence: rms > 0 ? best / rms : 0,
-                          hops: hopsAccumulated, distinct: best > 1.25 * max(second, 0))
+        return (offsetD, rms > 0 ? best / rms : 0, best > 1.25 * max(second, 0))
     }
 }
 

@@ -21,6 +21,11 @@
 /// restart, the filter's re-learning read as a slide of 18–24 ppm some
 /// seconds later (docs/capture.md).
 ///
+/// A moved echo path is also seen in one hop alone
+/// (`singleHopConfidence`): the canceller is distrusted at once and two
+/// such hops that agree adopt the new delay, about half a second before
+/// the averaged estimate would.
+///
 /// What the other stages must do about a change (restart the canceller,
 /// distrust its estimate) and what the statistics show are returned, not
 /// done here.
@@ -44,7 +49,37 @@ struct DelayTracker: ~Copyable {
     private(set) var candidateHits = 0
     private var smallCandidate: Double = 0
     private var smallHits = 0
+    private var movedCandidate: Double = 0
+    private var movedHits = 0
     let leadSamples: Int
+    /// Microphone and linear-stage output energy of the frames since the
+    /// last hop with the far end active: how much the linear filter removed.
+    private var hopMic: Float = 0
+    private var hopLinear: Float = 0
+
+    /// A moved echo path, seen in one hop: the estimator's single-hop
+    /// correlation (no average) peaks at least this confidently and
+    /// distinctly more than 20 ms from the delay in use, while the linear
+    /// filter removed less than 3 dB (`littleRemoved`) since the last hop.
+    /// The average still holds the old delay for about half a second more.
+    /// Such a hop distrusts the canceller at once (the suppressor falls
+    /// back to the echo the reference explains) and estimates at the full
+    /// rate; a second one within 4 ms of it adopts its delay (a path
+    /// change: the reference moves, the filter is kept). Both conditions
+    /// at once: in double talk on recorded speech single-hop peaks away
+    /// from the delay reached 7.8, and 6.7 where the filter removed under
+    /// 3 dB, which double talk often does; the evaluation's jumps of −100
+    /// to +300 ms gave 9.5–11.4 (docs/capture.md).
+    static var singleHopConfidence: Float { @_noLocks get { 8 } }
+    static var littleRemoved: Float { @_noLocks get { 2 } }
+    /// Input samples within which a move seen in one hop happened: the
+    /// hop's microphone window (384 ms) ends 32 ms before the newest
+    /// sample, and the hop before (256 ms earlier at the full rate, which a
+    /// moved echo sets: it looks like talk) may have straddled the move
+    /// without seeing it.
+    var singleHopSpan: Int {
+        @_noLocks get { (DelayEstimator.micWindow + DelayEstimator.hop + DelayEstimator.micLag) * estimator.factor }
+    }
 
     /// Lead of the reference over the echo.
     static var leadMs: Int { @_noLocks get { 8 } }
@@ -72,6 +107,8 @@ struct DelayTracker: ~Copyable {
         /// The estimate in samples and its confidence (for the statistics).
         var estimate: Double
         var confidence: Float
+        /// The hop alone saw the echo move (see `singleHopConfidence`).
+        var moved = false
         /// The echo moved away from an estimated delay: until the reference
         /// is realigned and the canceller has recovered, its estimate is
         /// not to be trusted.
@@ -112,6 +149,13 @@ struct DelayTracker: ~Copyable {
         return change
     }
 
+    /// Each frame's microphone and linear-stage output power, with the far end active.
+    @_noLocks
+    mutating func linearFrame(mic: Float, linear: Float) {
+        hopMic += mic
+        hopLinear += linear
+    }
+
     /// The near end talks (or the echo path moved): estimate at the full
     /// rate again.
     @_noLocks
@@ -119,10 +163,15 @@ struct DelayTracker: ~Copyable {
 
     /// After each frame: runs the estimator's next step and, when a hop
     /// completed, adopts its delay when it is confident and, twice in a
-    /// row, more than 4 ms away from the delay in use. `locked`: the clock
-    /// follower's state.
+    /// row, more than 4 ms away from the delay in use (or, from the hop
+    /// alone, see `singleHopConfidence`). `locked`: the clock follower's
+    /// state.
     @_noLocks
     mutating func hop(locked: Bool) -> Hop? {
+        // The hop alone is looked at only where it could tell a move: a
+        // delay in use and the linear filter removing little (otherwise the
+        // hop costs what it did before).
+        estimator.singleHop = locked && source != 0 && hopLinear > 0 && hopMic < DelayTracker.littleRemoved * hopLinear
         estimator.step()
         guard let e = estimator.latest else { return nil }
         estimator.latest = nil
@@ -130,6 +179,33 @@ struct DelayTracker: ~Copyable {
         let kEcho = e.offset + Double(estimatorBaseH - estimatorBaseN)
         let estimate = Double(anchor) - kEcho + Double(ReferenceHistory.lag + 1)
         var hop = Hop(estimate: estimate, confidence: e.confidence, distrust: false, change: nil)
+        // The hop alone (see `singleHopConfidence`).
+        let single = Double(anchor) - (e.hopOffset + Double(estimatorBaseH - estimatorBaseN))
+            + Double(ReferenceHistory.lag + 1)
+        let keptLittle = hopLinear > 0 && hopMic < DelayTracker.littleRemoved * hopLinear
+        hopMic = 0
+        hopLinear = 0
+        if locked && source != 0 && keptLittle && e.hopDistinct && e.hopConfidence >= DelayTracker.singleHopConfidence
+            && abs(single - delay) > Double(rate) * 0.02
+            && single >= -Double(rate) * 0.03 && single <= Double(rate) * 0.6 {
+            hop.moved = true
+            hop.distrust = true
+            estimator.tracking = false
+            if movedHits > 0 && abs(single - movedCandidate) <= Double(rate) * 0.004 {
+                movedHits += 1
+            } else {
+                movedCandidate = single
+                movedHits = 1
+            }
+            if movedHits >= 2 {
+                movedHits = 0
+                candidateHits = 0
+                hop.change = setDelay(max(0, single), source: 2)
+                return hop
+            }
+        } else {
+            movedHits = 0
+        }
         guard locked, e.confidence >= 6, e.distinct, e.hops >= 3,
               estimate >= -Double(rate) * 0.03, estimate <= Double(rate) * 0.6 else {
             candidateHits = 0
@@ -138,7 +214,7 @@ struct DelayTracker: ~Copyable {
         let tolerance = Double(rate) * 0.004
         if abs(estimate - delay) <= tolerance && source != 0 {
             candidateHits = 0
-            estimator.tracking = true  // settled: estimate half as often
+            estimator.tracking = !hop.moved  // settled: estimate half as often
             // A small shift (2–4 ms) that holds for three hops: the path
             // moved a little. Move the reference and restart the canceller
             // (see the type's comment).
@@ -165,7 +241,7 @@ struct DelayTracker: ~Copyable {
             candidate = estimate
             candidateHits = 1
         }
-        hop.distrust = source == 2
+        hop.distrust = hop.distrust || source == 2
         // Two agreeing hops (~0.5 s) replace an estimate or nothing; a
         // host's hint needs four (~1 s of data gathered after it was set).
         if candidateHits >= (source == 1 ? 4 : 2) {
@@ -181,6 +257,9 @@ struct DelayTracker: ~Copyable {
         estimatorBaseH = h
         estimatorBaseN = n
         candidateHits = 0
+        movedHits = 0
+        hopMic = 0
+        hopLinear = 0
     }
 
     /// `restartCanceller`: restart it whatever the delay was (a small

@@ -231,9 +231,9 @@ struct EchoCanceller: ~Copyable {
     func watch(mic m: UnsafePointer<Int16>, out o: UnsafePointer<Int16>) -> Bool {
         let n = frameSize
         let radius = watchState[5], den2 = watchState[6]
-        var notch0 = watchState[0], notch1 = watchState[1], memD = watchState[2], memO = watchState[3]
-        var pm: Float = 0, po: Float = 0
-        var sat = 0
+        var notch0 = watchState[0], notch1 = watchState[1], memD = watchState[2]
+        var pm: Float = 0
+        // The microphone: a recursive notch, one sample at a time.
         for i in 0..<n {
             // mdf.c's filter_dc_notch16 (float build), then pre-emphasis
             let vin = Float(m[i])
@@ -243,12 +243,32 @@ struct EchoCanceller: ~Copyable {
             let x = radius * vout  // SATURATE32 is no clamp in the float build
             let dm = x - 0.9 * memD
             memD = x
+            pm += dm * dm
+        }
+        // The output: pre-emphasis and saturation, four samples at a time.
+        var memO = watchState[3]
+        var po4 = SIMD4<Float>(repeating: 0)
+        var sat4 = SIMD4<Int32>(repeating: 0)
+        let top = SIMD4<Float>(repeating: 32767), bottom = SIMD4<Float>(repeating: -32768)
+        var i = 0
+        while i &+ 4 <= n {
+            let y = SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: UnsafeRawPointer(o + i).loadUnaligned(as: SIMD4<Int16>.self)))
+            let previous = SIMD4<Float>(memO, y[0], y[1], y[2])
+            let dout = y - 0.9 * previous
+            po4 += dout * dout
+            sat4 &+= SIMD4<Int32>(repeating: 0).replacing(with: 1, where: (y .>= top) .| (y .<= bottom))
+            memO = y[3]
+            i &+= 4
+        }
+        var po = po4.sum()
+        var sat = Int(sat4.wrappedSum())
+        while i < n {
             let y = Float(o[i])
             if y >= 32767 || y <= -32768 { sat += 1 }
             let dout = y - 0.9 * memO
             memO = y
-            pm += dm * dm
             po += dout * dout
+            i &+= 1
         }
         // Saturated output: a second of headroom (see `process`).
         if sat > 0 {

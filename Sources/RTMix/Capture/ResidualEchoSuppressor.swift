@@ -41,7 +41,9 @@ import CRTMixSupport
 ///   bins through in the frames before the switch. Talk counts only where
 ///   the microphone is 6 dB over what the reference explains (in at least
 ///   half the power kept): a filter misadapted by a moved path leaves
-///   output the tuning would otherwise take for a talker.
+///   output the tuning would otherwise take for a talker. When the delay
+///   tracker sees the echo at a new delay (`echoMoved`), a near-end state
+///   that began since the move is ended at once: the moved echo held it.
 /// - Gain: decision-directed Wiener gain from |E|²/R, smoothed over
 ///   neighbouring bins, falling at most 10 dB and rising at most 20 dB per
 ///   frame, floor −45 dB: bins where the talker is above the residual echo
@@ -155,6 +157,8 @@ struct ResidualEchoSuppressor: ~Copyable {
     let nearEndHold: Int
     /// Frames since near-end talk was last detected (saturates).
     var sinceNearEnd = Int.max / 2
+    /// Frames the near-end state has held so far (0 in the echo-only state).
+    var nearEndFrames = 0
     /// Consecutive frames with near-end talk detected; the echo-only state
     /// is left after `nearEndTrigger` of them (a transient the linear
     /// filter has not learnt looks like talk for a frame or two).
@@ -361,6 +365,22 @@ struct ResidualEchoSuppressor: ~Copyable {
         for k in 0..<lanes { leak[k] = 1 }
     }
 
+    /// The echo path moved: the delay tracker saw the echo at a new delay
+    /// in a stretch of `frames` frames while the linear filter removed
+    /// almost nothing. Distrust the filter; and if the near-end state began
+    /// within that stretch, what holds it is the moved echo (it stands over
+    /// what the misaligned reference explains), not a talker: take the
+    /// echo-only state at once instead of after the hold. A near-end state
+    /// that began before is left alone (a talker was there before the path
+    /// moved).
+    @_noLocks
+    mutating func echoMoved(within frames: Int) {
+        distrust()
+        guard nearEndFrames <= frames else { return }
+        talkRun = 0
+        sinceNearEnd = max(sinceNearEnd, nearEndHold)
+        nearEndFrames = 0
+    }
 
     /// Sums over the bins of one frame, four lanes at a time.
     struct BinSums {
@@ -512,6 +532,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         // misadapted bursts pass it too: 8–10 dB less echo removed).
         talkRun = doubleTalk ? talkRun + 1 : 0
         sinceNearEnd = talkRun >= nearEndTrigger ? 0 : min(sinceNearEnd + 1, Int.max / 2)
+        nearEndFrames = sinceNearEnd < nearEndHold ? min(nearEndFrames + 1, Int.max / 2) : 0
         let tg = target + 1  // bin k's target at tg[k]; tg[−1], tg[bins]: the ends repeated
         // Echo-only state: no near-end talk for the hold time. The same
         // Wiener gain against a residual taken `echoOnlyOverdrive` louder.
