@@ -756,10 +756,10 @@ int32_t rtmix_render_s16_checked(rtmix_engine *engine, int16_t *out, size_t capa
  *   from the engine's estimator (GCC-PHAT, 0..600 ms; a host hint that
  *   disagrees with it by more than 4 ms for ~0.5 s is replaced). Moving
  *   the delay (route change) keeps the adapted canceller. When the echo
- *   path itself moves by 20 ms or more, the first estimator hop that sees
- *   it (every 256-512 ms) makes the suppressor fall back to the echo the
- *   reference explains, and a second one moves the delay: measured, the
- *   echo leaks for 0.5-1.0 s after a jump of -100..+300 ms.
+ *   path itself moves by 20 ms or more, two consecutive estimator hops
+ *   (256 ms apart) that see it move the delay and make the suppressor
+ *   fall back to the echo the reference explains: measured, the echo
+ *   leaks for 0.75-1.0 s after a jump of -100..+300 ms.
  * - Drift: render and capture may run on different clocks; the engine
  *   measures the reference FIFO's level against the calls' timing and,
  *   when the timing shows nothing (one duplex callback driving two

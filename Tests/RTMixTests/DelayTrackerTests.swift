@@ -125,42 +125,46 @@ final class DelayTrackerTests: XCTestCase {
         XCTAssertEqual(overruled?.pathChanged, true)
     }
 
-    /// A moved echo path seen in one hop alone (the average still says the
-    /// old delay): confident (≥ 8), distinct, more than 20 ms away, while
-    /// the linear filter removed under 3 dB since the last hop. The first
-    /// such hop distrusts the canceller and estimates at the full rate; a
+    /// A moved echo path seen in single hops (the average still says the
+    /// old delay): confident (≥ 8), distinct, more than 20 ms away (at most
+    /// 500 ms), while the linear filter removed under 3 dB since the last
+    /// hop. The first such hop only asks for the next at the full rate; the
     /// second within 4 ms adopts it as a path change (reference moved,
-    /// filter kept). Any condition missing: nothing happens.
-    func testAMoveSeenInOneHopDistrustsAtOnceAndTwoAdoptIt() {
+    /// filter kept, the suppressor told). Any condition missing, or two
+    /// hops that disagree: nothing happens.
+    func testAMoveSeenInTwoSingleHopsIsAdopted() {
         var t = makeTracker()
         _ = hop(&t, delay: 640)
         XCTAssertNotNil(hop(&t, delay: 640)?.change)
         _ = hop(&t, delay: 640)
         XCTAssertTrue(t.estimator.tracking)
         let moved = (samples: 2_240.0, confidence: Float(9.5), distinct: true)  // +100 ms
-        // Each condition missing on its own: an ordinary settled hop.
+        // Each condition missing on its own: an ordinary settled hop, twice.
         let misses: [(String, Float, (samples: Double, confidence: Float, distinct: Bool))] = [
             ("the filter removed 3.05 dB", 3.05, moved),
             ("confidence 7.9", 0.5, (2_240, 7.9, true)),
             ("not distinct", 0.5, (2_240, 9.5, false)),
             ("19 ms away", 0.5, (640 + 304, 9.5, true)),
-            ("past the range", 0.5, (0.61 * 16_000, 9.5, true)),
+            ("past 500 ms", 0.5, (0.51 * 16_000, 9.5, true)),
         ]
         for (what, removed, single) in misses {
-            linear(&t, removedDb: removed)
-            let h = hop(&t, delay: 640, single: single)
-            XCTAssertEqual(h?.moved, false, what)
-            XCTAssertEqual(h?.distrust, false, what)
-            XCTAssertNil(h?.change, what)
-            XCTAssertTrue(t.estimator.tracking, what)
+            for _ in 0..<2 {
+                linear(&t, removedDb: removed)
+                let h = hop(&t, delay: 640, single: single)
+                XCTAssertEqual(h?.moved, false, what)
+                XCTAssertEqual(h?.distrust, false, what)
+                XCTAssertNil(h?.change, what)
+                XCTAssertTrue(t.estimator.tracking, what)
+            }
         }
         // No far-end frames since the last hop: nothing known of the filter.
-        XCTAssertEqual(hop(&t, delay: 640, single: moved)?.moved, false)
-        // All conditions: distrusted at once, the full rate, not yet adopted.
+        XCTAssertNil(hop(&t, delay: 640, single: moved)?.change)
+        XCTAssertTrue(t.estimator.tracking)
+        // All conditions: the first hop asks for the next at the full rate.
         linear(&t, removedDb: 0.5)
         let first = hop(&t, delay: 640, single: moved)
-        XCTAssertEqual(first?.moved, true)
-        XCTAssertEqual(first?.distrust, true)
+        XCTAssertEqual(first?.moved, false)
+        XCTAssertEqual(first?.distrust, false)
         XCTAssertNil(first?.change)
         XCTAssertFalse(t.estimator.tracking)
         XCTAssertEqual(t.delay, 640, accuracy: 1e-9)
@@ -168,20 +172,26 @@ final class DelayTrackerTests: XCTestCase {
         linear(&t, removedDb: -1)
         let second = hop(&t, delay: 641, single: (2_250, 10, true))
         XCTAssertEqual(second?.moved, true)
+        XCTAssertEqual(second?.distrust, true)
         let change = try? XCTUnwrap(second?.change)
         XCTAssertEqual(change?.samples ?? 0, 2_250, accuracy: 1e-9)
         XCTAssertEqual(change?.pathChanged, true)
         XCTAssertEqual(change?.restartCanceller, false)
         XCTAssertEqual(change?.distrust, true)
         XCTAssertEqual(t.kFeed, anchor - 2_250 + ReferenceHistory.lag + 1 + rate * DelayTracker.leadMs / 1000)
-        // Two moved hops that disagree by more than 4 ms adopt nothing.
+        // Two hops that disagree by more than 4 ms, or one with an ordinary
+        // hop between them, adopt nothing.
         var u = makeTracker()
         _ = hop(&u, delay: 640)
         _ = hop(&u, delay: 640)
         linear(&u, removedDb: 0)
-        XCTAssertEqual(hop(&u, delay: 640, single: moved)?.moved, true)
+        XCTAssertNil(hop(&u, delay: 640, single: moved)?.change)
         linear(&u, removedDb: 0)
         XCTAssertNil(hop(&u, delay: 640, single: (2_240 + 80, 9.5, true))?.change)
+        linear(&u, removedDb: 0)
+        XCTAssertNil(hop(&u, delay: 640, single: (640, 12, true))?.change)
+        linear(&u, removedDb: 0)
+        XCTAssertNil(hop(&u, delay: 640, single: (2_320, 9.5, true))?.change)
         XCTAssertEqual(u.delay, 640, accuracy: 1e-9)
     }
 }

@@ -201,7 +201,8 @@ def aecmos(reference, mic, out, rate, a, b, talk):
     try:
         from speechmos import aecmos as am
     except Exception as e:  # noqa: BLE001
-        return None
+        # --aecmos asked for it: say why instead of printing n/a.
+        raise SystemExit(f"--aecmos: speechmos failed to load ({e}); pip install -r scripts/aec-eval/requirements.txt")
     def r16(x):
         g = math.gcd(16000, rate)
         return np.clip(signal.resample_poly(x[a:b], 16000 // g, rate // g), -1, 1)

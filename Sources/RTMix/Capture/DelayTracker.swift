@@ -21,10 +21,9 @@
 /// restart, the filter's re-learning read as a slide of 18–24 ppm some
 /// seconds later (docs/capture.md).
 ///
-/// A moved echo path is also seen in one hop alone
-/// (`singleHopConfidence`): the canceller is distrusted at once and two
-/// such hops that agree adopt the new delay, about half a second before
-/// the averaged estimate would.
+/// A moved echo path is also seen in single hops (`singleHopConfidence`):
+/// two consecutive ones that agree adopt the new delay, about half a
+/// second before the averaged estimate would.
 ///
 /// What the other stages must do about a change (restart the canceller,
 /// distrust its estimate) and what the statistics show are returned, not
@@ -57,28 +56,34 @@ struct DelayTracker: ~Copyable {
     private var hopMic: Float = 0
     private var hopLinear: Float = 0
 
-    /// A moved echo path, seen in one hop: the estimator's single-hop
-    /// correlation (no average) peaks at least this confidently and
-    /// distinctly more than 20 ms from the delay in use, while the linear
-    /// filter removed less than 3 dB (`littleRemoved`) since the last hop.
-    /// The average still holds the old delay for about half a second more.
-    /// Such a hop distrusts the canceller at once (the suppressor falls
-    /// back to the echo the reference explains) and estimates at the full
-    /// rate; a second one within 4 ms of it adopts its delay (a path
-    /// change: the reference moves, the filter is kept). Both conditions
-    /// at once: in double talk on recorded speech single-hop peaks away
-    /// from the delay reached 7.8, and 6.7 where the filter removed under
-    /// 3 dB, which double talk often does; the evaluation's jumps of −100
-    /// to +300 ms gave 9.5–11.4 (docs/capture.md).
+    /// A moved echo path, seen in single hops: the estimator's correlation
+    /// of one hop (no average) peaks at least this confidently and
+    /// distinctly more than 20 ms from the delay in use (at most
+    /// `singleHopMaxSeconds`), while the linear filter removed less than
+    /// 3 dB (`littleRemoved`) since the last hop; the next hop, at the full
+    /// rate 256 ms later, says the same within 4 ms. Then the new delay is
+    /// adopted as a path change (the reference moves, the filter is kept)
+    /// and the suppressor told the echo moved, about half a second before
+    /// the averaged estimate would. Why all that: in double talk on
+    /// recorded speech single-hop peaks away from the delay reached 8.35
+    /// (at 597 ms, the range's edge, in a 0.9 s room where the filter
+    /// removes little) and 7.8 elsewhere; one hop acting alone cut a
+    /// talker for 780 ms. The evaluation's jumps of −100 to +300 ms gave
+    /// 9.5–11.4 (docs/capture.md).
     static var singleHopConfidence: Float { @_noLocks get { 8 } }
     static var littleRemoved: Float { @_noLocks get { 2 } }
-    /// Input samples within which a move seen in one hop happened: the
-    /// hop's microphone window (384 ms) ends 32 ms before the newest
-    /// sample, and the hop before (256 ms earlier at the full rate, which a
-    /// moved echo sets: it looks like talk) may have straddled the move
-    /// without seeing it.
+    /// Single-hop peaks near the end of the lag range (600 ms) are the
+    /// likeliest to be spurious: only delays up to 500 ms are taken from
+    /// them (the average still finds longer ones).
+    static var singleHopMaxSeconds: Double { @_noLocks get { 0.5 } }
+    /// Input samples within which a move adopted from single hops happened:
+    /// the first hop that saw it has a 384 ms microphone window ending 32 ms
+    /// before its newest sample, the hop before it (256 ms earlier at the
+    /// full rate, which a moved echo sets: it looks like talk) may have
+    /// straddled the move without seeing it, and the confirming hop comes
+    /// 256 ms after the first.
     var singleHopSpan: Int {
-        @_noLocks get { (DelayEstimator.micWindow + DelayEstimator.hop + DelayEstimator.micLag) * estimator.factor }
+        @_noLocks get { (DelayEstimator.micWindow + 2 * DelayEstimator.hop + DelayEstimator.micLag) * estimator.factor }
     }
 
     /// Lead of the reference over the echo.
@@ -187,9 +192,8 @@ struct DelayTracker: ~Copyable {
         hopLinear = 0
         if locked && source != 0 && keptLittle && e.hopDistinct && e.hopConfidence >= DelayTracker.singleHopConfidence
             && abs(single - delay) > Double(rate) * 0.02
-            && single >= -Double(rate) * 0.03 && single <= Double(rate) * 0.6 {
-            hop.moved = true
-            hop.distrust = true
+            && single >= -Double(rate) * 0.03 && single <= Double(rate) * DelayTracker.singleHopMaxSeconds {
+            // The next hop at the full rate (256 ms) must agree.
             estimator.tracking = false
             if movedHits > 0 && abs(single - movedCandidate) <= Double(rate) * 0.004 {
                 movedHits += 1
@@ -200,6 +204,8 @@ struct DelayTracker: ~Copyable {
             if movedHits >= 2 {
                 movedHits = 0
                 candidateHits = 0
+                hop.moved = true
+                hop.distrust = true
                 hop.change = setDelay(max(0, single), source: 2)
                 return hop
             }
@@ -214,7 +220,7 @@ struct DelayTracker: ~Copyable {
         let tolerance = Double(rate) * 0.004
         if abs(estimate - delay) <= tolerance && source != 0 {
             candidateHits = 0
-            estimator.tracking = !hop.moved  // settled: estimate half as often
+            estimator.tracking = movedHits == 0  // settled: estimate half as often
             // A small shift (2–4 ms) that holds for three hops: the path
             // moved a little. Move the reference and restart the canceller
             // (see the type's comment).
