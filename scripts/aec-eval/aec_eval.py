@@ -433,19 +433,26 @@ class Eval:
         change), and a +100 ms jump in double talk (the talker's muted
         share, as in scenario f)."""
         import real_speech as rs
-        cases = [("+100 ms at 10.00 s", 10.0, 100, 40), ("+100 ms at 10.13 s", 10.13, 100, 40),
-                 ("+100 ms at 10.26 s", 10.26, 100, 40), ("+100 ms at 10.39 s", 10.39, 100, 40),
-                 ("+30 ms", 10.0, 30, 40), ("+300 ms", 10.0, 300, 40), ("-30 ms (140 -> 110 ms)", 10.0, -30, 140),
-                 ("-100 ms (140 -> 40 ms)", 10.0, -100, 140)]
+        # (label, jump time, jump ms, delay before, the host's hint of the delay before or None)
+        cases = [("+100 ms at 10.00 s", 10.0, 100, 40, None), ("+100 ms at 10.13 s", 10.13, 100, 40, None),
+                 ("+100 ms at 10.26 s", 10.26, 100, 40, None), ("+100 ms at 10.39 s", 10.39, 100, 40, None),
+                 ("+30 ms", 10.0, 30, 40, None), ("+300 ms", 10.0, 300, 40, None),
+                 ("-30 ms (140 -> 110 ms)", 10.0, -30, 140, None), ("-100 ms (140 -> 40 ms)", 10.0, -100, 140, None),
+                 ("+100 ms at 10.00 s, hint 41 ms (the delay before)", 10.0, 100, 40, 41),
+                 ("-100 ms (140 -> 40 ms), hint 141 ms", 10.0, -100, 140, 141)]
         near = self.near(secs, 8.0)
         jobs = []
         for rate in self.rates:
-            for i, (label, at, jump, d0) in enumerate(cases):
+            for i, (label, at, jump, d0, hint) in enumerate(cases):
                 s = Scene(rate, far, media, jump_at_s=at, jump_ms=jump, delay_ms=d0, rir=self.rir)
-                jobs.append((rate, label, at, s, None, self.submit(s, f"c-{rate}-jump{i}", [], "auto")))
+                extra = ["--delay-ms", str(hint)] if hint is not None else []
+                jobs.append((rate, label, at, s, None, self.submit(s, f"c-{rate}-jump{i}", extra, "hint" if extra else "auto")))
             s = Scene(rate, far, media, jump_at_s=10.0, jump_ms=100, near=near, rir=self.rir)
             jobs.append((rate, "+100 ms at 10.00 s, double talk", 10.0, s, 8.0, self.submit(s, f"c-{rate}-dt", [], "auto")))
-        lines = ["**Path changes, 0.25 s windows** (no hint; the talker case: near-end talker from 8 s as in e). "
+            jobs.append((rate, "+100 ms at 10.00 s, double talk, hint 41 ms", 10.0, s, 8.0,
+                         self.submit(s, f"c-{rate}-dt", ["--delay-ms", "41"], "hint")))
+        lines = ["**Path changes, 0.25 s windows** (no hint unless a row says so: a host that measured its latency "
+                 "before the path moved; the talker case: near-end talker from 8 s as in e). "
                  "Windows under 20 dB among the 17 from 0.25 s before the jump to 4 s after; the leak ends where the "
                  "last such window ends; the first windows' ERLE after the jump.", "",
                  "| capture | jump | windows < 20 dB | leak until | ERLE per 0.25 s from the jump (dB) | talker muted (longest run) |",
