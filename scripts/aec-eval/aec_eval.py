@@ -306,6 +306,7 @@ class Eval:
             print(f"room {ROOM} m, loudspeaker {DIST} m from the mic, RT60 target {RT60} s, "
                   f"measured {rt:.2f} s at {r} Hz", file=sys.stderr)
         self.results = {}
+        self.talker_rows = []
         self._far = {}
         self._media = {}
         self._near = {}
@@ -580,7 +581,41 @@ class Eval:
         return self.real_speech("g", rs.HELD_OUT_ROOMS, seeds=(13, 14, 17, 18, 31), echo_db=-22.0, near_db=-30.0,
                                 delay_ms=80)
 
-    def real_speech(self, tag, rooms, seeds, echo_db, near_db, delay_ms):
+    def scenario_h(self):
+        """More contents: f's and g's rooms with four other prompt, sequence
+        and noise seed sets (RTMix and speexdsp; no AEC3 or AECMOS). A tuning
+        must hold beyond the scenes it was tuned on."""
+        import real_speech as rs
+        sets = [(21, 22, 23, 24, 25), (41, 42, 43, 44, 45), (51, 52, 53, 54, 55), (61, 62, 63, 64, 65)]
+        first = len(self.talker_rows)
+        table = []
+        for i, sd in enumerate(sets):
+            for kind, rooms, echo_db, near_db, delay in (("f", rs.ROOMS, ECHO_DBFS, NEAR_DBFS, DEVICE_DELAY_MS),
+                                                          ("g", rs.HELD_OUT_ROOMS, -22.0, -30.0, 80)):
+                part = self.real_speech(f"h{i}{kind}", rooms, seeds=sd, echo_db=echo_db, near_db=near_db,
+                                        delay_ms=delay, lean=True)
+                table += [f"| {sd[0]}… ({kind}) " + line for line in part
+                          if line.startswith("| ") and "unprocessed" not in line and "---" not in line
+                          and not line.startswith("| capture")]
+        lines = ["### h. Recorded speech, more contents (f's and g's rooms, four other seed sets)",
+                 "As f (talker -27 dBFS against echo -25, 40 ms) and g (talker -30 against -22, 80 ms), no hint, with the "
+                 "prompt order, sequences and noise drawn from four other seed sets.", ""]
+        for label in sorted({r[3] for r in self.talker_rows[first:]}):
+            rows = [r for r in self.talker_rows[first:] if r[3] == label]
+            over = sum(1 for r in rows if r[4] > 0.03)
+            long_runs = sum(1 for r in rows if r[5] > 100)
+            lines.append(f"- **{label}**: {len(rows)} runs; talker muted median {100 * float(np.median([r[4] for r in rows])):.1f} %, "
+                         f"max {100 * max(r[4] for r in rows):.1f} %, over 3 % in {over}; longest run max "
+                         f"{max(r[5] for r in rows):.0f} ms, over 100 ms in {long_runs}; ERLE median of medians "
+                         f"{float(np.median([r[6] for r in rows])):.1f} dB, of p10 {float(np.median([r[7] for r in rows])):.1f} dB; "
+                         f"DT PESQ mean {float(np.mean([r[8] for r in rows])):.2f}")
+        lines += ["", "| seeds | capture | room | engine | ERLE median | ERLE p10 | muted frames | longest muted run | "
+                  "PESQ WB (DT) | AECMOS DT | AECMOS ST |", "|---|---|---|---|---|---|---|---|---|---|---|"] + table
+        return lines
+
+    def real_speech(self, tag, rooms, seeds, echo_db, near_db, delay_ms, lean=False):
+        """lean: no AEC3, AECMOS or pictures (scenario h); each engine's
+        talker figures also go to self.talker_rows."""
         import real_speech as rs
         from pesq import pesq
         secs = max(30.0, self.args.seconds)
@@ -616,6 +651,9 @@ class Eval:
                 os.makedirs(directory, exist_ok=True)
                 sf.write(os.path.join(directory, "playout.wav"), play.astype(np.float32), PLAY_RATE, subtype="FLOAT")
                 sf.write(os.path.join(directory, "mic.wav"), mic.astype(np.float32), rate, subtype="FLOAT")
+                # The microphone's parts, for analysis (mic = echo + talker + noise).
+                sf.write(os.path.join(directory, "talker.wav"), nr.astype(np.float32), rate, subtype="FLOAT")
+                sf.write(os.path.join(directory, "echo.wav"), echo.astype(np.float32), rate, subtype="FLOAT")
                 true_delay = d + int(round(dist / C * rate))
                 futs = [(label, self.pool.submit(run_aec, cli, directory, [], f"e{i}")) for i, (label, cli) in enumerate(engines)]
                 jobs.append((rate, rname, mic, nr, echo, resample(play, PLAY_RATE, rate)[:n], true_delay, directory, futs))
@@ -639,7 +677,7 @@ class Eval:
             outs = [(label, fut.result()[0]) for label, fut in futs]
             if base:
                 outs.append(("speexdsp", rs.run_speex(base, mic, ref, rate, true_delay, directory, "speex")))
-            aec3 = rs.run_aec3(mic, ref, rate)
+            aec3 = None if lean else rs.run_aec3(mic, ref, rate)
             if aec3 is not None:
                 outs.append(("WebRTC AEC3 (livekit)", aec3))
             a = int(start * rate)
@@ -656,16 +694,17 @@ class Eval:
                 out16 = resample(out[a:], rate, 16_000)
                 m = min(len(ref16), len(out16))
                 score = pesq(16_000, ref16[:m], out16[:m], "wb")
-                mos = rs.aecmos(ref, mic, out, rate, a, a + 20 * rate, "dt") if self.args.aecmos else None
+                self.talker_rows.append((tag, rate, rname, label, share, longest, med, p10, score))
+                mos = rs.aecmos(ref, mic, out, rate, a, a + 20 * rate, "dt") if self.args.aecmos and not lean else None
                 mos_s = f"{mos[0]:.2f} / {mos[1]:.2f}" if mos else "n/a"
                 # far-end single talk: 2 s to the talker's onset
-                st = rs.aecmos(ref, mic, out, rate, 2 * rate, a, "st") if self.args.aecmos else None
+                st = rs.aecmos(ref, mic, out, rate, 2 * rate, a, "st") if self.args.aecmos and not lean else None
                 st_s = f"{st[0]:.2f} / {st[1]:.2f}" if st else "n/a"
                 lines.append(f"| {rate // 1000} kHz | {rname} | {label} | {fmt(med)} dB | {fmt(p10)} dB | "
                              f"{100 * share:.1f} % of {count} | {longest:.0f} ms | {score:.2f} | {mos_s} | {st_s} |")
                 curves.append((label, erows, pn, po, sel))
             plots.append((rate, rname, curves))
-        if self.args.markdown:
+        if self.args.markdown and not lean:
             png = os.path.splitext(self.args.markdown)[0] + f"-{tag}.png"
             plot_f(plots, png, start)
             lines += ["", f"Pictures: `{os.path.basename(png)}` (ERLE per 1 s window; the talker's level in "
@@ -727,7 +766,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scenario", default="a,b,c,d,e,f", help="comma-separated subset of a,b,c,d,e,f,g (g: f's held-out rooms; not in the default set)")
+    ap.add_argument("--scenario", default="a,b,c,d,e,f", help="comma-separated subset of a,b,c,d,e,f,g,h (g: f's held-out rooms; h: their rooms with four more contents; g and h are not in the default set)")
     ap.add_argument("--full", action="store_true", help="10-minute drift run (d) instead of 60 s")
     ap.add_argument("--seconds", type=float, default=20.0, help="length of scenarios a, b, c, e (default 20)")
     ap.add_argument("--rates", default="16000,48000", help="capture rates (default 16000,48000)")
@@ -742,7 +781,7 @@ def main():
     ap.add_argument("--aecmos", action="store_true", help="scenarios f, g: AECMOS scores (speechmos)")
     args = ap.parse_args()
 
-    if shutil.which("espeak-ng") is None and set(args.scenario.split(",")) - {"f", "g"}:
+    if shutil.which("espeak-ng") is None and set(args.scenario.split(",")) - {"f", "g", "h"}:
         sys.exit("espeak-ng not found: apt-get install espeak-ng")
     if not args.cli:
         scratch = args.scratch_path
@@ -751,7 +790,7 @@ def main():
         bindir = subprocess.run(["swift", "build", "-c", "release", "--scratch-path", scratch, "--show-bin-path"],
                                 cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
         args.cli = os.path.join(bindir, "rtmix-cli")
-    if ("f" in args.scenario or "g" in args.scenario) and not args.speex_baseline:
+    if ("f" in args.scenario or "g" in args.scenario or "h" in args.scenario) and not args.speex_baseline:
         args.speex_baseline = os.path.join(tempfile.mkdtemp(prefix="speex-baseline-"), "speex_baseline")
         subprocess.run(["cc", "-O2", "-o", args.speex_baseline, os.path.join(here, "speex_baseline.c"),
                         "-lspeexdsp", "-lm"], check=True)
