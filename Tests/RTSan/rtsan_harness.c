@@ -423,6 +423,10 @@ typedef struct capture_ctx {
      * ~40 ms later. Written and read by the callback thread(s) only. */
     float line[CAP_ECHO];
     uint32_t line_pos;
+    /* The echo's lag behind the played output, 48 kHz samples (40 ms; the
+     * "jump" phase moves it), and whether rt_duplex leaves the hint alone. */
+    uint32_t echo_lag;
+    int fixed_hint;
     float mic[CAP_MAX * 2], out[CAP_MAX * 2];
     int16_t mic16[CAP_MAX * 2], out16[CAP_MAX * 2];
     long calls_ok, calls_other, hint_calls, publish_calls, nonfinite_out;
@@ -436,7 +440,7 @@ static int32_t rt_capture_block(capture_ctx *c, uint32_t frames, int use_s16, lo
     uint32_t i, k, n = frames * c->cap_ch;
     int32_t st;
     for (i = 0; i < frames; i++) {
-        uint32_t at = (c->line_pos + CAP_ECHO - 1920 - (frames - i) * step) % CAP_ECHO;
+        uint32_t at = (c->line_pos + CAP_ECHO - c->echo_lag - (frames - i) * step) % CAP_ECHO;
         float v = 0.5f * c->line[at] + 0.01f * (float)((round * 131 + i * 17) % 97 - 48) / 48.0f;
         for (k = 0; k < c->cap_ch; k++) {
             c->mic[i * c->cap_ch + k] = v;
@@ -478,7 +482,7 @@ static int32_t rt_duplex(capture_ctx *c, float *outf, uint32_t frames, int use_s
     int32_t st = rt_render_f32(c->e, outf, frames);
     float g = -1.0f;
     if (st == RTMIX_OK) rt_feed_line(c, outf, frames);
-    if (round % 7 == 0) {
+    if (round % 7 == 0 && !c->fixed_hint) {
         if (rt_set_delay(c->e, (int32_t)(20 + (round / 7) % 5 * 15)) == RTMIX_OK) c->hint_calls++;
         if (rt_set_delay(c->e, 5000) != RTMIX_ERR_INVALID_ARGUMENT) c->calls_other++;
     }
@@ -601,6 +605,7 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
     c.e = make_capture_engine(cap_rate, cap_ch);
     c.cap_rate = cap_rate;
     c.cap_ch = cap_ch;
+    c.echo_lag = 1920;
     capture_warm_up(c.e, cap_ch);
     memset(&cc, 0, sizeof cc);
     cc.e = c.e;
@@ -649,6 +654,42 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
         }
     }
 
+    /* Phase jump: a noise far end (the control thread's sources, no longer
+     * fed, have run dry), no hint changes; 4 s at 40 ms, then the echo path moves
+     * +100 ms for 4 s: the path-change machinery (the estimator's
+     * single-hop correlation, adoption, the suppressor's fallback) runs in
+     * the real-time region. */
+    {
+        rtmix_source_id noise_id;
+        static float noise[480];
+        uint32_t seed = 12345u, k;
+        uint64_t changes_before;
+        rtmix_engine_stats js;
+        noise_id = add_source(c.e, RTMIX_DOMAIN_CALL, 48000, 1, 0);
+        CHECK(noise_id != 0);
+        c.fixed_hint = 1;
+        rtmix_engine_stats_init(&js);
+        CHECK(rtmix_engine_get_stats(c.e, &js) == RTMIX_OK);
+        changes_before = js.aec_delay_changes;
+        for (i = 0; i < 800; i++) {
+            if (i == 400) c.echo_lag = 1920 + 4800;
+            for (k = 0; k < 480; k++) {
+                seed = seed * 1664525u + 1013904223u;
+                noise[k] = 0.3f * ((float)(seed >> 8) / 8388608.0f - 1.0f);
+            }
+            (void)rtmix_source_push_f32(c.e, noise_id, noise, 480, NULL);
+            if (rt_duplex(&c, outf, 480, 0, i + 1) == RTMIX_OK) duplex_calls++;
+            sleep_us(2500);
+        }
+        rtmix_engine_stats_init(&js);
+        CHECK(rtmix_engine_get_stats(c.e, &js) == RTMIX_OK);
+        printf("capture %u Hz jump +100 ms: delay %.1f ms (source %d), %llu delay changes in the phase\n", cap_rate,
+               js.aec_delay_ms, (int)js.aec_delay_source,
+               (unsigned long long)(js.aec_delay_changes - changes_before));
+        CHECK(js.aec_delay_changes > changes_before);
+        CHECK(js.aec_delay_ms > 130.0f && js.aec_delay_ms < 150.0f);
+    }
+
     rtmix_engine_stats_init(&es);
     CHECK(rtmix_engine_get_stats(c.e, &es) == RTMIX_OK);
     printf("capture %u Hz %u ch: %ld duplex ok, %ld capture calls ok, %ld other, %ld hint, %ld publish; "
@@ -665,7 +706,7 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
            (unsigned long long)es.capture_ns_max);
     CHECK(c.calls_other == 0);
     CHECK(c.nonfinite_out == 0);
-    CHECK(duplex_calls == 2500);
+    CHECK(duplex_calls == 2500 + 800);
     CHECK(render_ok == 2000);
     CHECK(es.capture_calls == (uint64_t)c.calls_ok + 2);
     CHECK(es.capture_frames == c.mic_frames + 320);

@@ -281,41 +281,33 @@ struct DelayEstimator: ~Copyable {
         var strongest: Float = 0
         for k in 0...n / 2 { strongest = max(strongest, accRe[k] * accRe[k] + accIm[k] * accIm[k]) }
         let floor = max(strongest * 1e-6, 1e-30)
+        // Both correlations are real: one complex inverse transform of
+        // A + i·B gives the average's in the real part and, when asked for,
+        // the hop's in the imaginary part (B(n−k) = conj B(k), so i·B adds
+        // −Bi + i·Br at k and +Bi + i·Br at n − k; B = 0 otherwise).
+        var strongestHop: Float = 0
         if pendingSingle {
-            var strongestHop: Float = 0
             for k in 0...n / 2 { strongestHop = max(strongestHop, hopRe[k] * hopRe[k] + hopIm[k] * hopIm[k]) }
-            let floorHop = max(strongestHop * 1e-6, 1e-30)
-            // Both correlations are real: one complex inverse transform of
-            // A + i·B gives the average's in the real part and the hop's in
-            // the imaginary part (B(n−k) = conj B(k), so i·B adds −Bi + i·Br
-            // at k and +Bi + i·Br at n − k).
-            for k in 0...n / 2 {
-                let power = accRe[k] * accRe[k] + accIm[k] * accIm[k]
-                let mag: Float = _unsafePerformance { rtmix_support_sqrtf(power) }
-                let w: Float = power > floor ? 1 / mag : 0
+        }
+        let floorHop = max(strongestHop * 1e-6, 1e-30)
+        for k in 0...n / 2 {
+            let power = accRe[k] * accRe[k] + accIm[k] * accIm[k]
+            let mag: Float = _unsafePerformance { rtmix_support_sqrtf(power) }
+            let w: Float = power > floor ? 1 / mag : 0
+            let ar = accRe[k] * w, ai = accIm[k] * w
+            var br: Float = 0, bi: Float = 0
+            if pendingSingle {
                 let powerHop = hopRe[k] * hopRe[k] + hopIm[k] * hopIm[k]
                 let magHop: Float = _unsafePerformance { rtmix_support_sqrtf(powerHop) }
                 let wHop: Float = powerHop > floorHop ? 1 / magHop : 0
-                let ar = accRe[k] * w, ai = accIm[k] * w
-                let br = hopRe[k] * wHop, bi = hopIm[k] * wHop
-                re[k] = ar - bi
-                im[k] = ai + br
-                if k > 0 && k < n / 2 {
-                    re[n - k] = ar + bi
-                    im[n - k] = br - ai
-                }
+                br = hopRe[k] * wHop
+                bi = hopIm[k] * wHop
             }
-        } else {
-            for k in 0...n / 2 {
-                let power = accRe[k] * accRe[k] + accIm[k] * accIm[k]
-                let mag: Float = _unsafePerformance { rtmix_support_sqrtf(power) }
-                let w: Float = power > floor ? 1 / mag : 0
-                re[k] = accRe[k] * w
-                im[k] = accIm[k] * w
-                if k > 0 && k < n / 2 {
-                    re[n - k] = re[k]
-                    im[n - k] = -im[k]
-                }
+            re[k] = ar - bi
+            im[k] = ai + br
+            if k > 0 && k < n / 2 {
+                re[n - k] = ar + bi
+                im[n - k] = br - ai
             }
         }
         re[0] = 0; im[0] = 0  // DC says nothing about delay

@@ -154,6 +154,11 @@ struct DelayTracker: ~Copyable {
         return change
     }
 
+    /// The linear filter removed less than `littleRemoved` since the last hop.
+    private var linearRemovedLittle: Bool {
+        @_noLocks get { hopLinear > 0 && hopMic < DelayTracker.littleRemoved * hopLinear }
+    }
+
     /// Each frame's microphone and linear-stage output power, with the far end active.
     @_noLocks
     mutating func linearFrame(mic: Float, linear: Float) {
@@ -176,7 +181,7 @@ struct DelayTracker: ~Copyable {
         // The hop alone is looked at only where it could tell a move: a
         // delay in use and the linear filter removing little (otherwise the
         // hop costs what it did before).
-        estimator.singleHop = locked && source != 0 && hopLinear > 0 && hopMic < DelayTracker.littleRemoved * hopLinear
+        estimator.singleHop = locked && source != 0 && linearRemovedLittle
         estimator.step()
         guard let e = estimator.latest else { return nil }
         estimator.latest = nil
@@ -187,7 +192,7 @@ struct DelayTracker: ~Copyable {
         // The hop alone (see `singleHopConfidence`).
         let single = Double(anchor) - (e.hopOffset + Double(estimatorBaseH - estimatorBaseN))
             + Double(ReferenceHistory.lag + 1)
-        let keptLittle = hopLinear > 0 && hopMic < DelayTracker.littleRemoved * hopLinear
+        let keptLittle = linearRemovedLittle
         hopMic = 0
         hopLinear = 0
         if locked && source != 0 && keptLittle && e.hopDistinct && e.hopConfidence >= DelayTracker.singleHopConfidence
