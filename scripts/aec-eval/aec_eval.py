@@ -242,12 +242,18 @@ class Scene:
         return directory
 
 
+ORACLE_DIR = None  # --oracle-dir
+
+
 def run_aec(cli, directory, extra, tag):
     out = os.path.join(directory, f"out-{tag}.wav")
     js = os.path.join(directory, f"out-{tag}.json")
     cmd = [cli, "aec", "--mic", os.path.join(directory, "mic.wav"), "--ref", os.path.join(directory, "playout.wav"),
            "-o", out, "--format", "f32", "--json", js, "--quiet", "--settle", str(CONVERGE_S)] + extra
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ)
+    if ORACLE_DIR:  # debug builds only (talk-features.patch): per-scene state decisions
+        env["RTMIX_ORACLE"] = os.path.join(ORACLE_DIR, os.path.basename(directory.rstrip("/")) + ".bin")
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}\n{p.stdout}\n{p.stderr}")
     y, _ = sf.read(out, dtype="float64")
@@ -777,9 +783,13 @@ def main():
     ap.add_argument("--jobs", type=int, default=2, help="parallel rtmix-cli runs (default 2)")
     ap.add_argument("--markdown", help="also write the tables to this file (and scenario f's and g's pictures beside it)")
     ap.add_argument("--cli-old", help="scenarios f, g: also run this (older) rtmix-cli")
+    ap.add_argument("--oracle-dir", help="debug builds with scripts/aec-eval/talk-features.patch: run each scene "
+                    "with RTMIX_ORACLE=DIR/<scene>.bin (the suppressor's state per 10 ms frame; talk_model.py --predict)")
     ap.add_argument("--speex-baseline", help="scenarios f, g: speex_baseline binary (default: compile speex_baseline.c)")
     ap.add_argument("--aecmos", action="store_true", help="scenarios f, g: AECMOS scores (speechmos)")
     args = ap.parse_args()
+    global ORACLE_DIR
+    ORACLE_DIR = args.oracle_dir
 
     if shutil.which("espeak-ng") is None and set(args.scenario.split(",")) - {"f", "g", "h"}:
         sys.exit("espeak-ng not found: apt-get install espeak-ng")

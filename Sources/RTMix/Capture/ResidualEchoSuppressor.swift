@@ -28,7 +28,7 @@ import CRTMixSupport
 ///   `trust` grows to 1 over ~1 s of far-end frames in which the filter
 ///   removes more than 3 dB (broadband), and a bin loses it when its
 ///   reference jumps 20 dB over its ~2 s average (something new there).
-/// - Two states. Near end present (talk detected in `nearEndTrigger`
+/// - Two states. Near end present (talk found by `NearEndDetector` in two
 ///   consecutive frames, held `nearEndHold` frames): the overdrive above
 ///   (3 dB), so a talker's bins pass. Echo only (otherwise, far end
 ///   active): the residual is taken `echoOnlyOverdrive` (25 dB) louder,
@@ -38,10 +38,11 @@ import CRTMixSupport
 ///   reference), which does not lag a moving path as the linear filter
 ///   does. AEC3 switches its suppressor tuning the same way (its dominant
 ///   near-end detector); the per-bin gain still lets a talker's strong
-///   bins through in the frames before the switch. Talk counts only where
-///   the microphone is 6 dB over what the reference explains (in at least
-///   half the power kept): a filter misadapted by a moved path leaves
-///   output the tuning would otherwise take for a talker. When the delay
+///   bins through in the frames before the switch. The double talk
+///   reported (`doubleTalk`) is the rule that decided the state before the
+///   detector: the output keeps 6 dB over the near-end residual, within
+///   10 dB of the linear echo estimate, and the microphone is 6 dB over
+///   what the reference explains (in at least half the power kept). When the delay
 ///   tracker sees the echo at a new delay (`echoMoved`), a near-end state
 ///   that began since the move is ended at once: the moved echo held it.
 /// - Gain: decision-directed Wiener gain from |E|²/R, smoothed over
@@ -159,11 +160,6 @@ struct ResidualEchoSuppressor: ~Copyable {
     var sinceNearEnd = Int.max / 2
     /// Frames the near-end state has held so far (0 in the echo-only state).
     var nearEndFrames = 0
-    /// Consecutive frames with near-end talk detected; the echo-only state
-    /// is left after `nearEndTrigger` of them (a transient the linear
-    /// filter has not learnt looks like talk for a frame or two).
-    var talkRun = 0
-    let nearEndTrigger: Int
     /// A bin's reference this much (power ratio) over its ~2 s average
     /// makes the bin untrusted (0: never).
     let novelty: Float
@@ -182,9 +178,15 @@ struct ResidualEchoSuppressor: ~Copyable {
     let comfortScale: Float
 
     let allocatedBytes: Int
+    /// Per frame, the near-end detector's 16 bands: output, held echo
+    /// estimate, echo the reference explains, each band's four partial
+    /// sums (lanes) not yet added (192 values).
+    let bandSums: UnsafeMutablePointer<Float>
+    /// Decides near-end talk over the echo (the state).
+    var detector: NearEndDetector
 
     init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, overdriveDb: Float = 3,
-          echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300, nearEndTrigger: Int = 2,
+          echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300,
           noveltyDb: Float = 20, echoOnlyPathWeight: Float = 1, talkMicMargin: Float = 4,
           referenceDecayMs: Int = 800) {
         var p = 8
@@ -228,10 +230,12 @@ struct ResidualEchoSuppressor: ~Copyable {
               let ph = batch.allocate(repeating: Float(0), count: 512),
               let tr = batch.allocate(repeating: Float(0), count: lanes),
               let rs = batch.allocate(repeating: Float(0), count: lanes),
-              let fw = batch.allocate(repeating: Float(1), count: lanes)
+              let fw = batch.allocate(repeating: Float(1), count: lanes),
+              let bs = batch.allocate(repeating: Float(0), count: 192)
         else { return nil }
         hop = frameSize
         size = p
+        detector = NearEndDetector(bins: p / 2, binHz: Float(sampleRate) / Float(p))
         self.bins = bins
         self.lanes = lanes
         allocatedBytes = batch.commit() + fft.allocatedBytes + rfft.allocatedBytes
@@ -270,6 +274,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         trust = tr
         refSlow = rs
         fallbackWeight = fw
+        bandSums = bs
         let n2 = 2 * frameSize
         for i in 0..<n2 {
             // periodic sqrt-Hann: w²(i) + w²(i + hop) = 1
@@ -301,7 +306,6 @@ struct ResidualEchoSuppressor: ~Copyable {
         floorGain = rtmix_support_db_to_linear(floorDb) * rtmix_support_db_to_linear(floorDb)
         overdrive = rtmix_support_db_to_linear(overdriveDb) * rtmix_support_db_to_linear(overdriveDb)
         echoOnlyOverdrive = rtmix_support_db_to_linear(echoOnlyOverdriveDb) * rtmix_support_db_to_linear(echoOnlyOverdriveDb)
-        self.nearEndTrigger = max(1, nearEndTrigger)
         self.echoOnlyPathWeight = echoOnlyPathWeight
         self.talkMicMargin = talkMicMargin
         novelty = noveltyDb > 0 ? rtmix_support_db_to_linear(noveltyDb) * rtmix_support_db_to_linear(noveltyDb) : Float.infinity
@@ -353,6 +357,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         Allocation.free(trust)
         Allocation.free(refSlow)
         Allocation.free(fallbackWeight)
+        Allocation.free(bandSums)
     }
 
     /// The linear filter was reset or its reference moved: rely on the
@@ -377,7 +382,7 @@ struct ResidualEchoSuppressor: ~Copyable {
     mutating func echoMoved(within frames: Int) {
         distrust()
         guard nearEndFrames <= frames else { return }
-        talkRun = 0
+        detector.run = 0
         sinceNearEnd = max(sinceNearEnd, nearEndHold)
         nearEndFrames = 0
     }
@@ -387,10 +392,14 @@ struct ResidualEchoSuppressor: ~Copyable {
         var e: SIMD4<Float>, y: SIMD4<Float>, r: SIMD4<Float>, kept: SIMD4<Float>, talk: SIMD4<Float>
         /// The held reference's largest power per lane.
         var xMax: SIMD4<Float>
+        /// The current band's output, held echo estimate and echo the
+        /// reference explains (the near-end detector's bands).
+        var bandE: SIMD4<Float>, bandH: SIMD4<Float>, bandP: SIMD4<Float>
         @_noLocks @inline(__always)
         init() {
             let zero = SIMD4<Float>(0, 0, 0, 0)
             e = zero; y = zero; r = zero; kept = zero; talk = zero; xMax = zero
+            bandE = zero; bandH = zero; bandP = zero
         }
     }
 
@@ -490,11 +499,23 @@ struct ResidualEchoSuppressor: ~Copyable {
 
         var sums = BinSums()
         var k = 0
+        // Band by band (the near-end detector's 16 bands, then the rest).
+        var band = 0
         while k < half {
-            learnBins(k, (re + k).loadFloat4(), (im + k).loadFloat4(),
-                      ResidualEchoSuppressor.reversed(re + (p &- k &- 3)),
-                      ResidualEchoSuppressor.reversed(im + (p &- k &- 3)), &sums)
-            k &+= 4
+            let stop = band < 16 ? detector.stop(band) : half
+            while k < stop {
+                learnBins(k, (re + k).loadFloat4(), (im + k).loadFloat4(),
+                          ResidualEchoSuppressor.reversed(re + (p &- k &- 3)),
+                          ResidualEchoSuppressor.reversed(im + (p &- k &- 3)), &sums)
+                k &+= 4
+            }
+            if band < 16 {
+                (bandSums + (4 &* band)).storeFloat4(sums.bandE)
+                (bandSums + (64 &+ 4 &* band)).storeFloat4(sums.bandH)
+                (bandSums + (128 &+ 4 &* band)).storeFloat4(sums.bandP)
+                sums.bandE = V(0, 0, 0, 0); sums.bandH = sums.bandE; sums.bandP = sums.bandE
+                band &+= 1
+            }
         }
         // The last bin (p/2) alone: the other lanes see zero spectra.
         let only = V(1, 0, 0, 0)
@@ -520,18 +541,20 @@ struct ResidualEchoSuppressor: ~Copyable {
                 k &+= 4
             }
         }
-        // Near-end talk over the echo: the output keeps clearly more than
-        // the residual echo explains, and within 10 dB of the linear echo
-        // estimate (after the canceller and preprocessor the echo alone is
-        // left far below it).
-        let audible = anyFar && sumE > activity * Float(bins) && sumKept > 0.1 * sumY
-        doubleTalk = audible && sumKept > 4 * sumR && (talkMicMargin <= 0 || sumTalk > 0.5 * sumKept)
-        // The state follows the same evidence. Tried and dropped: also
-        // counting bins that stand 10 dB clear of the residual for three
-        // frames (finds a soft narrowband talker, but the live loopback's
-        // misadapted bursts pass it too: 8–10 dB less echo removed).
-        talkRun = doubleTalk ? talkRun + 1 : 0
-        sinceNearEnd = talkRun >= nearEndTrigger ? 0 : min(sinceNearEnd + 1, Int.max / 2)
+        // Double talk as reported (stats, CaptureMetrics): the output keeps
+        // clearly more than the residual echo explains, and within 10 dB of
+        // the linear echo estimate (after the canceller and preprocessor
+        // the echo alone is left far below it).
+        let live = anyFar && sumE > activity * Float(bins)
+        doubleTalk = live && sumKept > 0.1 * sumY && sumKept > 4 * sumR
+            && (talkMicMargin <= 0 || sumTalk > 0.5 * sumKept)
+        // The state: the near-end detector, which also finds a talker 10–25
+        // dB under the echo (the rule above cut it: docs/capture.md), where
+        // the output keeps at least `audibleFloor` of the echo estimate.
+        let scored = detector.update(detector.features(e: sumE, y: sumY, r: sumR, kept: sumKept, talk: sumTalk,
+                                                       bands: bandSums))
+        let talk = live && scored && sumKept > detector.audibleFloor * sumY
+        sinceNearEnd = talk ? 0 : min(sinceNearEnd + 1, Int.max / 2)
         nearEndFrames = sinceNearEnd < nearEndHold ? min(nearEndFrames + 1, Int.max / 2) : 0
         let tg = target + 1  // bin k's target at tg[k]; tg[−1], tg[bins]: the ends repeated
         // Echo-only state: no near-end talk for the hold time. The same
@@ -708,6 +731,10 @@ struct ResidualEchoSuppressor: ~Copyable {
         sums.y += pY
         sums.r += ResidualEchoSuppressor.vmin(r, pE)
         sums.kept += kept
-        sums.talk += V(0, 0, 0, 0).replacing(with: kept, where: pMic .> talkMicMargin * pgNew * xHeld)
+        let pathEcho = pgNew * xHeld
+        sums.talk += V(0, 0, 0, 0).replacing(with: kept, where: pMic .> talkMicMargin * pathEcho)
+        sums.bandE += pE
+        sums.bandH += held
+        sums.bandP += pathEcho
     }
 }

@@ -1,0 +1,213 @@
+import CRTMixSupport
+
+/// Near-end talk over the echo, per 10 ms frame: the residual-echo
+/// suppressor's state decision (near end present: the talker's bins pass;
+/// echo only: the residual is taken 25 dB louder).
+///
+/// The rule it replaced counted talk only where the output kept more than
+/// 6 dB over the near-end residual *and* within 10 dB of the linear echo
+/// estimate: a talker more than 10 dB under the echo failed the second
+/// test and the echo-only state cut it (scenario h: 15 of 48 runs over 3 %
+/// of the talker's frames muted). Run with the true talker activity (an
+/// oracle) instead, the same suppressor kept the talker (4 runs over 3 %)
+/// and removed more echo, so the decision was what failed
+/// (docs/capture.md).
+///
+/// This detector scores twelve features with a logistic model, each
+/// feature also as its ~100 ms average (`ema`):
+/// - from the suppressor's broadband sums: kept over the linear echo
+///   estimate, kept over the residual, output over the echo estimate,
+///   output over the echo the reference explains, and the share of the
+///   kept power where the microphone stands over that echo;
+/// - per band (16 bands, 0–8 kHz): the output over the echo the reference
+///   explains and over the held echo estimate, as their largest, third
+///   largest and mean (log). A talker shows in bands the far end leaves
+///   weak; a residual follows the echo's spectrum.
+/// The weights were fitted (scikit-learn's logistic regression) to frames
+/// labelled with the talker's true activity in scenario h (48 runs: six
+/// rooms, recorded speech, four seed sets; `scripts/aec-eval/talk_model.py`),
+/// and checked on other contents (scenarios f and g) and, fitted on two
+/// seed sets, on the other two (docs/capture.md: h 6 runs over 3 %, 8
+/// cross-validated; f and g at most 1.8 %). Talk is a score over
+/// `threshold` in two frames running (the suppressor holds the state) with
+/// the kept power within 25 dB of the echo estimate (`audibleFloor`).
+/// Plain stored values (SIMD4 lanes), no allocation; the suppressor
+/// keeps the band sums.
+struct NearEndDetector {
+    typealias V = SIMD4<Float>
+    /// Feature weights: this frame's features (0…3, 4…7, 8…11) and their
+    /// ~100 ms averages, with the features' normalisation folded in.
+    let weights: (V, V, V)
+    let averageWeights: (V, V, V)
+    let bias: Float
+    /// The score (logit) over which a frame counts as talk.
+    let threshold: Float
+    /// Talk needs the output to keep at least this share of the linear
+    /// echo estimate's power (−25 dB): without it the model, fitted on
+    /// recorded speech, read frames of the synthetic scenes' converged
+    /// filter (kept 40 dB under the echo) as talk.
+    let audibleFloor: Float = 0.00316
+
+    /// Band edges, Hz: 16 bands over 0–8 kHz (speech's energy), finer
+    /// where the far end's and the talker's pitch and first formants lie.
+    static let edgesHz: (Float, Float, Float, Float, Float, Float, Float, Float, Float,
+                         Float, Float, Float, Float, Float, Float, Float, Float) =
+        (0, 250, 500, 750, 1000, 1250, 1500, 1750, 2000, 2500, 3000, 3500, 4000, 5000, 6000, 7000, 8000)
+
+    /// Per band, the first bin past it (a multiple of 4, at most `half`),
+    /// bands 0…3, 4…7, 8…11, 12…15.
+    let stops: (SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>, SIMD4<Int32>)
+    /// Bands with at least one block of bins (the rest lie above Nyquist).
+    let bandCount: Int
+    let inverseCount: Float
+    /// The features' ~100 ms averages.
+    var ema: (V, V, V) = (V(repeating: 0), V(repeating: 0), V(repeating: 0))
+    /// The last frame's score (logit), for tests and tracing.
+    var score: Float = 0
+    /// Frames in a row scored as talk.
+    var run = 0
+
+    init(bins half: Int, binHz: Float) {
+        var s = [Int32](repeating: 0, count: 16)
+        var count = 0
+        var start = 0
+        withUnsafeBytes(of: NearEndDetector.edgesHz) { raw in
+            let e = raw.bindMemory(to: Float.self)
+            for b in 0..<16 {
+                var stop = Int((e[b + 1] / binHz / 4).rounded()) * 4
+                stop = min(max(stop, start), half - half % 4)
+                s[b] = Int32(stop)
+                if stop > start { count = b + 1 }
+                start = stop
+            }
+        }
+        stops = (SIMD4(s[0], s[1], s[2], s[3]), SIMD4(s[4], s[5], s[6], s[7]),
+                 SIMD4(s[8], s[9], s[10], s[11]), SIMD4(s[12], s[13], s[14], s[15]))
+        bandCount = count
+        inverseCount = count > 0 ? 1 / Float(count) : 0
+        // scripts/aec-eval/talk_model.py --train 'h*' --threshold 0.3 --swift
+        // (2026-11-27: scenario h, 48 runs, 120,096 frames with the far end).
+        weights = (V(-0.939015, 0.867861, 0.381349, 0.850618), V(0.551345, 0.594683, -0.293453, 0.532485),
+                   V(0.591953, -0.250979, -0.929556, 0))
+        averageWeights = (V(5.96953, -1.39404, -4.34248, -0.991141), V(4.17911, 0.988048, -1.19945, -0.316083),
+                          V(0.645616, -0.356388, 0.561662, 0))
+        bias = -2.5528
+        // p > 0.3: a missed talker frame is cut, a false one keeps some
+        // residual (cross-validated on h: fewer cuts than p > 0.5 for
+        // about 1 dB of median ERLE; docs/capture.md).
+        threshold = -0.847298
+    }
+
+    /// Band `b`'s first bin past it.
+    @_noLocks @inline(__always)
+    func stop(_ b: Int) -> Int {
+        let lane = b & 3
+        switch b >> 2 {
+        case 0: return Int(stops.0[lane])
+        case 1: return Int(stops.1[lane])
+        case 2: return Int(stops.2[lane])
+        default: return Int(stops.3[lane])
+        }
+    }
+
+    /// log10 of each lane (x > 0), to about 1e-4: exponent plus a
+    /// polynomial of the mantissa.
+    @_noLocks @inline(__always)
+    static func log10(_ x: V) -> V {
+        let bits = unsafeBitCast(x, to: SIMD4<UInt32>.self)
+        let e = V(SIMD4<Int32>(truncatingIfNeeded: bits &>> 23) &- 127)
+        let m = unsafeBitCast((bits & 0x007F_FFFF) | 0x3F80_0000, to: V.self)
+        // ln(m), m in [1, 2): a quartic fit.
+        var p = V(repeating: -0.056570851) * m + 0.44717955
+        p = p * m - 1.4699568
+        p = p * m + 2.8212026
+        p = p * m - 1.7417939
+        return e * 0.30103 + p * 0.43429448
+    }
+
+    /// Four bands' totals from their four partial sums each (`p`: band
+    /// after band, four floats each).
+    @_noLocks @inline(__always)
+    static func bandTotals(_ p: UnsafePointer<Float>) -> V {
+        var r0 = V(), r1 = V(), r2 = V(), r3 = V()
+        let a = p.loadFloat4(), b = (p + 4).loadFloat4(), c = (p + 8).loadFloat4(), d = (p + 12).loadFloat4()
+        _unsafePerformance { rtmix_support_transpose4(a, b, c, d, &r0, &r1, &r2, &r3) }
+        return (r0 + r1) + (r2 + r3)
+    }
+
+    /// The largest and third largest so far (`top.0 ≥ top.1 ≥ top.2`).
+    @_noLocks @inline(__always)
+    static func insert(_ v: Float, _ top: inout (Float, Float, Float)) {
+        top.2 = max(top.2, min(top.1, v))
+        top.1 = max(top.1, min(top.0, v))
+        top.0 = max(top.0, v)
+    }
+
+    /// This frame's twelve features, lanes 0…3, 4…7, 8…11, from the
+    /// suppressor's sums (`e` output, `y` linear echo estimate, `r`
+    /// near-end residual, `kept`, `talk`: the kept power where the
+    /// microphone stands over the echo the reference explains) and per
+    /// band (`bands`: 16 outputs, 16 held echo estimates, 16 echoes the
+    /// reference explains, each as four partial sums):
+    /// 0 log kept/echo estimate, 1 log kept/residual, 2 log output/echo
+    /// estimate, 3 log output/path echo, 4 talk/kept; per band the log
+    /// output over the path echo (5 largest, 6 third largest, 7 mean) and
+    /// over the held echo estimate (8, 9, 10); each clamped to ±8.
+    @_noLocks
+    func features(e: Float, y: Float, r: Float, kept: Float, talk: Float,
+                  bands: UnsafePointer<Float>) -> (V, V, V) {
+        let tiny: Float = 1e-20
+        let none = -Float.greatestFiniteMagnitude
+        var path: Float = 0, sum2: Float = 0, sum3: Float = 0
+        var top2 = (none, none, none), top3 = (none, none, none)
+        var c = 0
+        while c < bandCount {
+            let ev = NearEndDetector.bandTotals(bands + (4 &* c)) + 1e-12
+            let hv = NearEndDetector.bandTotals(bands + (64 &+ 4 &* c)) + 1e-12
+            let pv = NearEndDetector.bandTotals(bands + (128 &+ 4 &* c))
+            let d2 = NearEndDetector.log10(ev / (pv + 1e-12))
+            let d3 = NearEndDetector.log10(ev / hv)
+            let n = min(4, bandCount &- c)
+            if n == 4 {
+                path += pv.sum()
+                sum2 += d2.sum()
+                sum3 += d3.sum()
+            }
+            for j in 0..<n {
+                if n < 4 {
+                    path += pv[j]
+                    sum2 += d2[j]
+                    sum3 += d3[j]
+                }
+                NearEndDetector.insert(d2[j], &top2)
+                NearEndDetector.insert(d3[j], &top3)
+            }
+            c &+= 4
+        }
+        if bandCount < 3 {  // the third largest of fewer: the smallest
+            top2.2 = bandCount == 2 ? top2.1 : top2.0
+            top3.2 = bandCount == 2 ? top3.1 : top3.0
+        }
+        if bandCount == 0 { top2 = (0, 0, 0); top3 = (0, 0, 0) }
+        let logs = NearEndDetector.log10(V(kept / (y + tiny), kept / (r + tiny), e / (y + tiny), e / (path + tiny)) + 1e-6)
+        let lo = V(repeating: -8), hi = V(repeating: 8)
+        func clamp(_ v: V) -> V { v.replacing(with: lo, where: v .< lo).replacing(with: hi, where: v .> hi) }
+        return (clamp(logs),
+                clamp(V(talk / (kept + tiny), top2.0, top2.2, sum2 * inverseCount)),
+                clamp(V(top3.0, top3.2, sum3 * inverseCount, 0)))
+    }
+
+    /// Scores this frame's features (and updates their averages); true when
+    /// talk has now been scored in two frames running.
+    @_noLocks
+    mutating func update(_ f: (V, V, V)) -> Bool {
+        ema.0 += 0.1 * (f.0 - ema.0)
+        ema.1 += 0.1 * (f.1 - ema.1)
+        ema.2 += 0.1 * (f.2 - ema.2)
+        let s = weights.0 * f.0 + weights.1 * f.1 + weights.2 * f.2
+            + averageWeights.0 * ema.0 + averageWeights.1 * ema.1 + averageWeights.2 * ema.2
+        score = bias + s.sum()
+        run = score > threshold ? run + 1 : 0
+        return run >= 2
+    }
+}
