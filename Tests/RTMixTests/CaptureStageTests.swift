@@ -324,9 +324,9 @@ final class CaptureStageTests: XCTestCase {
         // Echo: noise through the room; the canceller leaves it 20 dB down
         // (residual = 0.1 × the echo, same spectrum). A talker (a 300 Hz
         // tone as loud as the echo at the mic, as in aec-eval's rooms)
-        // joins in the second half. (A tone 18 dB under the echo is not
-        // recognised as talk and is cut in the echo-only state: a known
-        // limit, docs/capture.md.)
+        // joins in the second half. (Quieter talkers:
+        // testATalkerFifteenDecibelsUnderTheEchoIsKept; 18 dB under passes
+        // at −1.0 dB, 22 dB under is cut: docs/capture.md.)
         var noise = EchoSim.Noise(seed: 9)
         let n = 64_000
         let echo = (0..<n).map { _ in 0.2 * noise.next() }
