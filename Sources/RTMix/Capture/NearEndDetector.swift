@@ -31,7 +31,7 @@ import CRTMixSupport
 /// cross-validated; f and g at most 1.8 %). Talk is a score over
 /// `threshold` in two frames running (the suppressor holds the state) with
 /// the kept power within 25 dB of the echo estimate (`audibleFloor`).
-/// Plain stored values (SIMD4 lanes), no allocation; the suppressor
+/// Plain stored values (SIMD4 lanes), no allocation per frame; the suppressor
 /// keeps the band sums.
 struct NearEndDetector {
     typealias V = SIMD4<Float>
