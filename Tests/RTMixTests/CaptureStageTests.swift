@@ -345,17 +345,8 @@ final class CaptureStageTests: XCTestCase {
         let removed = 10 * log10(residual / kept)
         // The talker's band passes: output power near 300 Hz vs the tone's.
         // 300 Hz amplitude by projection (the output is one frame late).
-        func amplitude(_ x: (Int) -> Float, _ a: Int, _ b: Int) -> Double {
-            var c = 0.0, d = 0.0
-            for i in a..<b {
-                let w = 2 * Double.pi * 300 * Double(i) / 16_000
-                c += Double(x(i)) * cos(w)
-                d += Double(x(i)) * sin(w)
-            }
-            return 2 * (c * c + d * d).squareRoot() / Double(b - a)
-        }
-        let toneIn = amplitude({ tone[$0] }, n / 2 + 3_200, n - 160)
-        let toneOut = amplitude({ y[$0 + 160] }, n / 2 + 3_200, n - 160)
+        let toneIn = amplitude300({ tone[$0] }, n / 2 + 3_200, n - 160)
+        let toneOut = amplitude300({ y[$0 + 160] }, n / 2 + 3_200, n - 160)
         let toneDb = 20 * log10(toneOut / toneIn)
         print("suppressor: residual removed \(removed) dB; talker band \(toneDb) dB")
         XCTAssertGreaterThan(removed, 10)
@@ -378,21 +369,23 @@ final class CaptureStageTests: XCTestCase {
         let start = CaptureStart(samples: n, seed: 10)
         let y = suppress(frames: n / 160, echo: start.later { echo[$0] }, residual: start.output { 0.1 * echo[$0] },
                          talker: { tone[$0] }, reference: start.later { echo[$0] })
-        func amplitude(_ x: (Int) -> Float, _ lo: Int, _ hi: Int) -> Double {
-            var c = 0.0, d = 0.0
-            for i in lo..<hi {
-                let w = 2 * Double.pi * 300 * Double(i) / 16_000
-                c += Double(x(i)) * cos(w)
-                d += Double(x(i)) * sin(w)
-            }
-            return 2 * (c * c + d * d).squareRoot() / Double(hi - lo)
-        }
-        let toneDb = 20 * log10(amplitude({ y[$0 + 160] }, n / 2 + 3_200, n - 160)
-                                / amplitude({ tone[$0] }, n / 2 + 3_200, n - 160))
+        let toneDb = 20 * log10(amplitude300({ y[$0 + 160] }, n / 2 + 3_200, n - 160)
+                                / amplitude300({ tone[$0] }, n / 2 + 3_200, n - 160))
         let removed = 10 * log10(power(16_000, n / 2, { 0.1 * echo[$0] }) / power(16_160, n / 2, { y[$0] }))
         print("talker 15 dB under the echo: tone \(toneDb) dB; residual removed before it \(removed) dB")
         XCTAssertGreaterThan(toneDb, -3)
         XCTAssertGreaterThan(removed, 10)
+    }
+
+    /// The amplitude of `x`'s 300 Hz component (16 kHz) over [lo, hi), by projection.
+    private func amplitude300(_ x: (Int) -> Float, _ lo: Int, _ hi: Int) -> Double {
+        var c = 0.0, d = 0.0
+        for i in lo..<hi {
+            let w = 2 * Double.pi * 300 * Double(i) / 16_000
+            c += Double(x(i)) * cos(w)
+            d += Double(x(i)) * sin(w)
+        }
+        return 2 * (c * c + d * d).squareRoot() / Double(hi - lo)
     }
 
     private func power(_ a: Int, _ b: Int, _ x: (Int) -> Float) -> Double {
