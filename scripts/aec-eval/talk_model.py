@@ -13,6 +13,9 @@ To make them (docs/capture.md, "The near-end detector"):
     swift build -c release --product rtmix-cli --scratch-path .build-dbg
   talk_model.py --prepare W --cli .build-dbg/release/rtmix-cli --dumps D
 
+A scene without talker.wav (scripts/aec-eval/live-record's recordings of the
+live loopback) is labelled echo only throughout.
+
 Frames after the first 5 s with the far end active are used; the label is the
 talker's activity (its 20 ms power within 25 dB of its mean level: the same
 frames the evaluation counts). Each feature is also used as its ~100 ms

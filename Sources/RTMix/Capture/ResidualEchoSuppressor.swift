@@ -22,7 +22,8 @@ import CRTMixSupport
 ///   reset, moved reference, divergence, or a bin it has never been shown:
 ///   a click or noise burst in bands speech and music leave empty):
 ///   `Rf = pathGain · Xs`, the reference's held power times a learnt
-///   echo-path gain (a low quantile of |mic|²/Xs), weighted by `1 − trust`;
+///   echo-path gain (a low quantile of |mic|²/Xs over the frames where the
+///   reference stands within 3 dB of Xs), weighted by `1 − trust`;
 ///   `Xs` is held with a slow room's decay (60 dB in 800 ms), so it
 ///   covers the echo's reverberation past the linear filter's tail;
 ///   `trust` grows to 1 over ~1 s of far-end frames in which the filter
@@ -150,7 +151,9 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// In the echo-only state the residual is also at least this times
     /// the echo the reference explains (path gain × held reference): an
     /// estimate that does not depend on the linear filter, which lags
-    /// while the path moves.
+    /// while the path moves. 0.5 (1 until the path gain was learnt only
+    /// from the reference's fresh frames, which made it larger: at 1,
+    /// CaptureTests' double-talk talkers lost 5–6 of 105 frames).
     let echoOnlyPathWeight: Float
     /// Near-end talk needs the microphone this much (power ratio) above
     /// the echo the reference explains, in the bins that carry it.
@@ -187,7 +190,7 @@ struct ResidualEchoSuppressor: ~Copyable {
 
     init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, overdriveDb: Float = 3,
           echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300,
-          noveltyDb: Float = 20, echoOnlyPathWeight: Float = 1, talkMicMargin: Float = 4,
+          noveltyDb: Float = 20, echoOnlyPathWeight: Float = 0.5, talkMicMargin: Float = 4,
           referenceDecayMs: Int = 800) {
         var p = 8
         while p < 2 * frameSize { p <<= 1 }
@@ -670,20 +673,32 @@ struct ResidualEchoSuppressor: ~Copyable {
         let xHeld = ResidualEchoSuppressor.vmax(pX, (refHeld + k).loadFloat4() * referenceDecay)
         (refHeld + k).storeFloat4(xHeld)
         let act = V(repeating: activity)
-        let up = V(repeating: leakUp), down = V(repeating: leakDown)  // +0.02 / −0.1 dB
+        let down = V(repeating: leakDown)  // −0.1 dB
+        // up − down, exact (Sterbenz: down ≤ up ≤ 2·down), so down + it is
+        // up to the bit: a step chosen by a mask with one `and` and one add.
+        let upMinusDown = V(repeating: leakUp - leakDown)
+        let zero = V(repeating: 0)
         // Learn how much of the estimated echo the filter leaves.
         let lk = (leak + k).loadFloat4()
-        let leakStep = lk * down.replacing(with: up, where: pE / pY .> lk)
+        let leakStep = lk * (down + zero.replacing(with: upMinusDown, where: pE / pY .> lk))
         let l = ResidualEchoSuppressor.vmax(V(repeating: 1e-5), ResidualEchoSuppressor.vmin(V(repeating: 4), leakStep))
         let leakNew = lk.replacing(with: l, where: pY .> act)
         (leak + k).storeFloat4(leakNew)
-        // Learn the echo path's gain (mic over held reference).
+        // Learn the echo path's gain (mic over held reference), only in
+        // frames where the reference stands within 3 dB of its held power:
+        // in its decay the held power overstates what the microphone can
+        // hear, and a dry path (no room to carry the echo past the
+        // reference's own decay: a close loudspeaker, a loopback) then
+        // taught the low quantile a gain far too small (−54 dB for −5 dB in
+        // CaptureStageTests' bursts), and the near-end detector read the
+        // echo standing over it as a talker (docs/capture.md, "The path
+        // gain and the live loopback").
         let far = xHeld .> act
         sums.xMax = ResidualEchoSuppressor.vmax(sums.xMax, xHeld)
         let pg = (pathGain + k).loadFloat4()
-        let gainStep = pg * down.replacing(with: up, where: pMic / xHeld .> pg)
+        let gainStep = pg * (down + zero.replacing(with: upMinusDown, where: pMic / xHeld .> pg))
         let g = ResidualEchoSuppressor.vmax(V(repeating: 1e-6), ResidualEchoSuppressor.vmin(V(repeating: 1e3), gainStep))
-        let pgNew = pg.replacing(with: g, where: far)
+        let pgNew = pg.replacing(with: g, where: far .& (pX + pX .> xHeld))
         (pathGain + k).storeFloat4(pgNew)
         let linearR = overdrive * leakNew * held
         let fallbackR = fallbackOverdrive * pgNew * xHeld
@@ -693,7 +708,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         (refSlow + k).storeFloat4(slow + 0.005 * (pX - slow))
         let fresh = pX .> novelty * slow + act
         let tr = (trust + k).loadFloat4()
-        let weight = (1 - tr).replacing(with: 1, where: fresh)
+        let weight = ResidualEchoSuppressor.vmax(1 - tr, zero.replacing(with: V(repeating: 1), where: fresh))  // 1 where fresh
         (trust + k).storeFloat4(tr.replacing(with: 0, where: fresh))
         (fallbackWeight + k).storeFloat4(weight)
         // Background: the minimum of |E|² smoothed over ~60 ms, started
@@ -710,7 +725,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         let se = (smoothE + k).loadFloat4()
         let sm = liveFrames == 0 ? pE : se + 0.3 * (pE - se)
         (smoothE + k).storeFloat4(sm)
-        let rise = V(repeating: 1.0116).replacing(with: 1.00046, where: far)
+        let rise = V(repeating: 1.0116) + zero.replacing(with: V(repeating: Float(1.00046) - Float(1.0116)), where: far)
         var tracked = (nz * rise).replacing(with: nz + 0.2 * (sm - nz), where: sm .< nz)
         if liveFrames >= 0 && liveFrames < 4 { tracked = sm }
         (noise + k).storeFloat4(ResidualEchoSuppressor.vmax(V(repeating: activity * 1e-3), tracked))
