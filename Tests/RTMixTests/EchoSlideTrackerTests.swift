@@ -67,4 +67,82 @@ final class EchoSlideTrackerTests: XCTestCase {
         XCTAssertNil(EchoSlideTracker.corrected(found, slope: 1 * onePpm, standardError: 0.3 * onePpm, rate: rate))
         XCTAssertNil(EchoSlideTracker.corrected(0, slope: 50 * onePpm, standardError: 20 * onePpm, rate: rate))
     }
+
+    /// The estimates' rule (`followed`) at 48 kHz: a slide under 100 ppm
+    /// (4.8 samples a second) is never
+    /// taken from them (the main tap's, and one clock must stay at 0); a
+    /// faster one is taken whole; once taken, a change of 20 ppm or more is
+    /// followed; a slide that falls under 100 ppm (it stopped) sets the
+    /// correction back to exactly 0, on 2 standard errors (4 elsewhere).
+    func testAFastSlideFromTheEstimatesIsTakenWholeAndLetGoToZero() {
+        let rate = 48_000
+        let ppm = Double(rate) * 1e-6  // samples per second per ppm
+        // Nothing in use: 90 ppm is left alone however sure (at 16 kHz
+        // 290 ppm is); 500 is taken.
+        XCTAssertNil(EchoSlideTracker.followed(0, fast: false, slope: 90 * ppm, standardError: 1 * ppm, rate: rate))
+        XCTAssertNil(EchoSlideTracker.followed(0, fast: false, slope: 290 * 16_000e-6, standardError: 0.01,
+                                               rate: 16_000))
+        let taken = EchoSlideTracker.followed(0, fast: false, slope: 500 * ppm, standardError: 20 * ppm, rate: rate)
+        XCTAssertEqual(taken ?? 0, -500e-6, accuracy: 1e-12)
+        // Not 4 standard errors out: kept.
+        XCTAssertNil(EchoSlideTracker.followed(0, fast: false, slope: 500 * ppm, standardError: 130 * ppm, rate: rate))
+        // Following: 30 ppm more is taken, 10 is not.
+        let more = EchoSlideTracker.followed(-500e-6, fast: true, slope: 530 * ppm, standardError: 5 * ppm, rate: rate)
+        XCTAssertEqual(more ?? 0, -530e-6, accuracy: 1e-12)
+        XCTAssertNil(EchoSlideTracker.followed(-500e-6, fast: true, slope: 510 * ppm, standardError: 1 * ppm, rate: rate))
+        // The slide stopped (what is left is under 100 ppm): back to 0,
+        // on 2 standard errors; a correction the main tap set is left to it
+        // unless the estimates see it 100 ppm off.
+        XCTAssertEqual(EchoSlideTracker.followed(-500e-6, fast: true, slope: 60 * ppm, standardError: 200 * ppm,
+                                                 rate: rate), 0)
+        XCTAssertNil(EchoSlideTracker.followed(-500e-6, fast: true, slope: 60 * ppm, standardError: 250 * ppm,
+                                               rate: rate))
+        XCTAssertNil(EchoSlideTracker.followed(-200e-6, fast: false, slope: 130 * ppm, standardError: 5 * ppm,
+                                               rate: rate))
+    }
+
+    /// The estimates path end to end: estimates every 256 ms with 0.1 ms
+    /// of noise. Still: nothing, ever. Sliding 500 ppm: the correction is
+    /// taken within 3 s; the estimates then move only with what is left
+    /// (the tracker adds back what its correction moved); when the slide
+    /// stops the correction goes back to 0. One estimate far off (a hop
+    /// whose peak flipped) is skipped: nothing moves.
+    func testEstimatesFollowASlideAndLetItGo() throws {
+        let rate = 48_000, frame = 480
+        guard let canceller = EchoCanceller(frameSize: frame, sampleRate: rate, tailMs: 200, speakers: 1,
+                                            noiseSuppression: false, echoSuppression: false, agc: false),
+              var tracker = EchoSlideTracker(canceller: canceller, sampleRate: rate, frameSize: frame) else {
+            return XCTFail("allocation failed")
+        }
+        var noise = EchoSim.Noise(seed: 5)
+        var echo = 0.12 * Double(rate)   // the echo's own delay, samples
+        var reference: Double = 0        // what the correction moved the reference by
+        var correction: Double = 0
+        var changes: [(t: Double, ppm: Double)] = []
+        let slideFrom = 20.0, slideTo = 34.0
+        var seen = echo                  // the estimator lags (0.5 s average)
+        for i in 0..<(60 * 100) {
+            let t = Double(i + 1) * 0.01
+            _ = tracker.frame(canceller: canceller, echo: false, hostTiming: false)
+            if t > slideFrom && t <= slideTo { echo += 500e-6 * Double(rate) * 0.01 }
+            reference += correction * Double(rate) * 0.01
+            seen += 0.01 / 0.5 * (echo + reference - seen)
+            guard i % 26 == 25 else { continue }
+            var estimate = seen + 0.1e-3 * Double(rate) * Double(noise.next())
+            if i == 40 * 100 + 25 { estimate += 0.01 * Double(rate) }  // one hop's peak flipped
+            if let c = tracker.estimate(estimate, hostTiming: false) {
+                correction = c
+                changes.append((t, c * 1e6))
+            }
+        }
+        print("estimates: corrections (s, ppm): " + changes.map { String(format: "%.1f:%.0f", $0.t, $0.ppm) }.joined(separator: " "))
+        XCTAssertTrue(changes.allSatisfy { $0.t > slideFrom }, "acted while the echo stood still")
+        let during = changes.filter { $0.t < slideTo }
+        XCTAssertLessThan(try XCTUnwrap(during.first).t, slideFrom + 3)
+        XCTAssertEqual(try XCTUnwrap(during.last).ppm, -500, accuracy: 30)
+        XCTAssertEqual(try XCTUnwrap(changes.last).ppm, 0)
+        XCTAssertLessThan(try XCTUnwrap(changes.last).t, slideTo + 4)
+        // Host timing in use: the estimates are not looked at.
+        XCTAssertNil(tracker.estimate(1e6, hostTiming: true))
+    }
 }

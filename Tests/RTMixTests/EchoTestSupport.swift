@@ -227,6 +227,31 @@ extension EchoSim {
         return Array(out[0..<made])
     }
 
+    /// `x` (at `rate`) whose echo path lengthens at `ppm` between `from`
+    /// and `to` seconds and stands still before and after: a creeping
+    /// device delay (PulseAudio's loopback after a resume did this at
+    /// about 500 ppm for 7–14 s), not a clock that stays off.
+    static func crept(_ x: [Float], rate: Int, from: Double, to: Double, ppm: Double) -> [Float] {
+        guard let r = Resampler(quality: .sincBest, channels: 1, inputRate: 48_000, outputRate: 48_000,
+                                driftCompensation: true) else { return x }
+        var out = [Float](repeating: 0, count: Int(Double(x.count) * (1 + abs(ppm) * 1e-6)) + 8192)
+        var used = 0, made = 0
+        let block = rate / 100
+        x.withUnsafeBufferPointer { inp in out.withUnsafeMutableBufferPointer { o in
+            while used < inp.count && made < o.count {
+                let t = Double(used) / Double(rate)
+                let ratio = t >= from && t < to ? 1 + ppm * 1e-6 : 1
+                let res = r.process(input: inp.baseAddress! + used, inputFrames: min(block, inp.count - used),
+                                    output: o.baseAddress! + made, outputFrames: min(2 * block, o.count - made),
+                                    ratio: ratio)
+                if res.used == 0 && res.generated == 0 { break }
+                used += res.used
+                made += res.generated
+            }
+        } }
+        return Array(out[0..<made])
+    }
+
     /// ERLE in dB over [from, to) seconds: microphone power / output power.
     static func erle(mic: [Float], out: [Float], rate: Int, from: Double, to: Double) -> Double {
         let a = Int(from * Double(rate)), b = min(out.count, mic.count, Int(to * Double(rate)))

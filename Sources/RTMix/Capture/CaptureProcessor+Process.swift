@@ -35,7 +35,7 @@ extension CaptureProcessor {
         case .none: break
         case .locked:
             delay.relock(cTarget: clock.cTarget, h: reference.appended, n: framer.captured)
-            slide.restart()
+            slide.restartEstimates()
         case .steered(let correction, let alarm): metrics.drift(correction: correction, alarm: alarm, link: link)
         }
 
@@ -62,6 +62,18 @@ extension CaptureProcessor {
                     suppressor.distrust()
                 }
                 if let change = hop.change { delayChanged(change, link: link) }
+                if hop.trusted, let correction = slide.estimate(hop.estimate, hostTiming: clock.timingInUse) {
+                    // 4b. a fast slide of the echo: the reference follows it.
+                    // When it stops, the filter, which learnt the echo while
+                    // it slid, starts afresh: re-learnt in place, its main
+                    // tap moved and the main-tap fit took that for 10–14 ppm
+                    // of slide (the creep test in CaptureTests).
+                    clock.setSignalCorrection(correction)
+                    if correction == 0 {
+                        canceller.reset()
+                        slide.restart()
+                    }
+                }
             }
         }
         metrics.endFrames(missing: missing, link: link)
@@ -140,6 +152,7 @@ extension CaptureProcessor {
             canceller.reset()
             suppressor.distrust()
             slide.restart()
+            slide.advance()
         } else if let correction = slide.frame(canceller: canceller,
                                                 echo: !talking && powers.reference > 1e-6 && powers.mic > 1e-7,
                                                 hostTiming: clock.timingInUse) {

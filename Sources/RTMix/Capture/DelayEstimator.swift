@@ -27,7 +27,7 @@ struct DelayEstimator: ~Copyable {
     static var hop: Int { @_noLocks get { 512 } }
     static var micLag: Int { @_noLocks get { 64 } }
     /// Time constant of the cross-spectrum average.
-    static var averageSeconds: Double { 0.5 }
+    static var averageSeconds: Double { @_noLocks get { 0.5 } }
     static var historyCapacity: Int { @_noLocks get { 4096 } }
 
     /// Input samples per decimated sample.

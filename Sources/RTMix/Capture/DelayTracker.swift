@@ -112,6 +112,10 @@ struct DelayTracker: ~Copyable {
         /// The estimate in samples and its confidence (for the statistics).
         var estimate: Double
         var confidence: Float
+        /// The averaged estimate is one the tracker would adopt (clock
+        /// locked, confident, distinct, at least 3 hops, in range): good
+        /// enough to follow the echo's slide from (`EchoSlideTracker`).
+        var trusted = false
         /// The hop alone saw the echo move (see `singleHopConfidence`).
         var moved = false
         /// The echo moved away from an estimated delay: until the reference
@@ -222,6 +226,7 @@ struct DelayTracker: ~Copyable {
             candidateHits = 0
             return hop
         }
+        hop.trusted = true
         let tolerance = Double(rate) * 0.004
         if abs(estimate - delay) <= tolerance && source != 0 {
             candidateHits = 0

@@ -20,7 +20,22 @@ import CRTMixSupport
 /// Readings count only when the filter has a clear main tap (its peak at
 /// least `peakRatio` × the taps' RMS) and the frame had echo to learn from;
 /// a main tap that jumps (a new echo path, a reset) starts the fit anew.
-/// `init` allocates; `frame` does not.
+///
+/// A fast slide (a few hundred ppm) is also followed from the delay
+/// estimator's trusted estimates (`estimate`), when the main tap cannot
+/// show it: the filter does not keep up with an echo moving several
+/// samples a second, its main tap smears, and the frames look like double
+/// talk.
+/// PulseAudio's loopback did that after a resume: its delay crept 3.5–7 ms
+/// at about 500 ppm for 7–14 s, then stood still (docs/capture.md). The
+/// estimates are read back to the echo's own delay (what the correction
+/// in use moved the reference by is added back), a line is fitted to the
+/// last `estimateSeconds`, and when the correction it asks for differs
+/// from the one in use by more than `fastBandSamplesPerSecond` (and 4
+/// standard errors) the correction moves to it (see `followed`). Because
+/// the line is of the echo's own delay, the same fit also takes the
+/// correction back when the slide stops.
+/// `init` allocates; `frame` and `estimate` do not.
 struct EchoSlideTracker: ~Copyable {
     let rate: Int
     let taps: Int
@@ -29,6 +44,26 @@ struct EchoSlideTracker: ~Copyable {
     /// The last readings: capture time (s) and main-tap position (samples).
     let times: UnsafeMutablePointer<Double>
     let positions: UnsafeMutablePointer<Double>
+    /// The delay estimator's trusted estimates, read back to the echo's
+    /// own delay: time (s) and samples.
+    let estimateTimes: UnsafeMutablePointer<Double>
+    let estimateDelays: UnsafeMutablePointer<Double>
+    private var estimateCount = 0
+    /// What the correction in use has moved the reference by since the
+    /// estimates started (samples): an estimate plus this is the echo's
+    /// own delay.
+    private var moved: Double = 0
+    /// `moved` as the estimates see it: the estimator averages its hops
+    /// (`DelayEstimator.averageSeconds`), so its estimate follows a move of
+    /// the reference with that lag; read back with `moved` itself, each
+    /// correction looked like more slide and the next overshot (−620 ppm
+    /// for a 500 ppm slide).
+    private var movedSeen: Double = 0
+    /// The correction in use was set by the estimates (not the main tap).
+    private var fast = false
+    /// The last estimate jumped away from the line (see `estimate`).
+    private var jumped = false
+    private var jumpedDelay: Double = 0
     private var count = 0
     private var framesSinceReading = 0
     private var clock: Double = 0
@@ -61,6 +96,32 @@ struct EchoSlideTracker: ~Copyable {
     /// Share of a measured slope applied at once.
     static var gain: Double { @_noLocks get { 0.8 } }
     static var maxPpm: Double { @_noLocks get { 1000 } }
+    /// The estimates' line: over this many seconds, from at least
+    /// `estimateMinimum` of them spanning `estimateMinimumSpan` seconds
+    /// (the estimator hops every 256 or 512 ms).
+    static var estimateSeconds: Double { @_noLocks get { 3 } }
+    static var estimateCapacity: Int { @_noLocks get { 16 } }
+    static var estimateMinimum: Int { @_noLocks get { 5 } }
+    static var estimateMinimumSpan: Double { @_noLocks get { 2 } }
+    /// The estimates act only on a slide faster than this (samples per
+    /// second: 100 ppm at 48 kHz, 300 at 16 kHz), and only on a correction
+    /// this far from the one in use: the main tap follows slower slides
+    /// more precisely, and on one clock the estimates must never move
+    /// anything. Once they follow a slide they refine their correction down
+    /// to `fastRefineBandPpm`, and take all of the fitted slope (the line is
+    /// of the echo's own delay, not of what is left); a slide that falls
+    /// under the band sets it back to 0. In samples, not ppm: the estimates
+    /// scatter by 0.1–0.2 ms at any rate, and what the main tap and the
+    /// filter keep up with is a few samples a second. With 100 ppm at
+    /// 16 kHz they took ±200 ppm of real drift from the main tap and cost
+    /// 7–9 dB of linear ERLE (CaptureTests' lockstep drift: 23.6 / 21.4 dB
+    /// against 30.4 / 30.4); with 250 ppm at 48 kHz the same drift in
+    /// aec_eval's scenario d stayed 3.0–4.1 dB under no drift (1.9–2.4
+    /// with 100).
+    static var fastBandSamplesPerSecond: Double { @_noLocks get { 4.8 } }
+    static var fastRefineBandPpm: Double { @_noLocks get { 20 } }
+    /// Consecutive estimates further apart than this (s) are a new path.
+    static var estimateJumpSeconds: Double { @_noLocks get { 0.002 } }
 
     /// nil when an allocation fails. Without a canceller it never acts.
     init?(canceller: borrowing EchoCanceller, sampleRate: Int, frameSize: Int) {
@@ -68,8 +129,12 @@ struct EchoSlideTracker: ~Copyable {
         var batch = AllocationBatch()
         guard let r = batch.allocate(repeating: Int32(0), count: max(n, 1)),
               let t = batch.allocate(repeating: Double(0), count: EchoSlideTracker.window),
-              let p = batch.allocate(repeating: Double(0), count: EchoSlideTracker.window) else { return nil }
+              let p = batch.allocate(repeating: Double(0), count: EchoSlideTracker.window),
+              let et = batch.allocate(repeating: Double(0), count: EchoSlideTracker.estimateCapacity),
+              let ed = batch.allocate(repeating: Double(0), count: EchoSlideTracker.estimateCapacity) else { return nil }
         allocatedBytes = batch.commit()
+        estimateTimes = et
+        estimateDelays = ed
         rate = sampleRate
         taps = n
         response = r
@@ -82,6 +147,8 @@ struct EchoSlideTracker: ~Copyable {
         Allocation.free(response)
         Allocation.free(times)
         Allocation.free(positions)
+        Allocation.free(estimateTimes)
+        Allocation.free(estimateDelays)
     }
 
     /// The echo path moved, the canceller was reset, or the alignment was
@@ -92,6 +159,16 @@ struct EchoSlideTracker: ~Copyable {
         echoFrames = 0
     }
 
+    /// The clock follower locked anew: the estimates' numbering restarts.
+    @_noLocks
+    mutating func restartEstimates() {
+        restart()
+        estimateCount = 0
+        moved = 0
+        movedSeen = 0
+        jumped = false
+    }
+
     /// After each canceller frame. `echo`: the frame carried echo to learn
     /// from (the far end active, the near end not talking). `hostTiming`:
     /// the clock follower is measuring or steering from the calls' timing
@@ -100,13 +177,15 @@ struct EchoSlideTracker: ~Copyable {
     /// changed.
     @_noLocks
     mutating func frame(canceller: borrowing EchoCanceller, echo: Bool, hostTiming: Bool) -> Double? {
-        clock += frameSeconds
+        advance()
         if hostTiming {
             count = 0
             echoFrames = 0
             framesSinceReading = 0
+            estimateCount = 0
             guard correction != 0 else { return nil }
             correction = 0
+            fast = false
             return 0
         }
         if echo { echoFrames += 1 }
@@ -139,8 +218,111 @@ struct EchoSlideTracker: ~Copyable {
         guard let next = EchoSlideTracker.corrected(correction, slope: fit.slope,
                                                     standardError: fit.standardError, rate: rate) else { return nil }
         correction = next
+        fast = false
         count = 0  // the next fit sees only the corrected slide
         return correction
+    }
+
+    /// The main tap's slope (samples per second) over its readings of the
+    /// last `estimateSeconds`, or nil with fewer than 10 of them.
+    @_noLocks
+    private func recentMainTapSlope() -> Double? {
+        var first = count
+        while first > 0 && clock - times[first - 1] <= EchoSlideTracker.estimateSeconds { first -= 1 }
+        guard count - first >= 10 else { return nil }
+        return EchoSlideTracker.slope(times + first, positions + first, count: count - first)?.slope
+    }
+
+    /// One frame's time, with or without `frame` (the canceller was reset).
+    @_noLocks
+    mutating func advance() {
+        clock += frameSeconds
+        moved += correction * frameSeconds * Double(rate)
+        movedSeen += frameSeconds / DelayEstimator.averageSeconds * (moved - movedSeen)
+    }
+
+    /// After each delay-estimator hop whose estimate is `trusted`
+    /// (`DelayTracker.Hop`): the estimate in samples. Returns the new
+    /// correction when it changed. `hostTiming` as for `frame`.
+    @_noLocks
+    mutating func estimate(_ samples: Double, hostTiming: Bool) -> Double? {
+        guard !hostTiming else { return nil }
+        // With the correction c in use the reference moves c × rate samples
+        // a second against the echo, and the estimate with it.
+        let delay = samples - movedSeen
+        let jump = EchoSlideTracker.estimateJumpSeconds * Double(rate)
+        if estimateCount > 0 && abs(delay - estimateDelays[estimateCount - 1]) > jump {
+            // A jump: one estimate off (the estimator's peak can flip for a
+            // hop) is skipped; two that agree are a new path, not a slide.
+            guard jumped, abs(delay - jumpedDelay) <= jump else {
+                jumped = true
+                jumpedDelay = delay
+                return nil
+            }
+            estimateCount = 0
+        }
+        jumped = false
+        var drop = 0
+        while drop < estimateCount
+            && (clock - estimateTimes[drop] > EchoSlideTracker.estimateSeconds
+                || estimateCount - drop >= EchoSlideTracker.estimateCapacity) {
+            drop += 1
+        }
+        if drop > 0 {
+            for i in drop..<estimateCount {
+                estimateTimes[i - drop] = estimateTimes[i]
+                estimateDelays[i - drop] = estimateDelays[i]
+            }
+            estimateCount -= drop
+        }
+        estimateTimes[estimateCount] = clock
+        estimateDelays[estimateCount] = delay
+        estimateCount += 1
+        guard estimateCount >= EchoSlideTracker.estimateMinimum,
+              clock - estimateTimes[0] >= EchoSlideTracker.estimateMinimumSpan,
+              let fit = EchoSlideTracker.slope(estimateTimes, estimateDelays, count: estimateCount),
+              let next = EchoSlideTracker.followed(correction, fast: fast, slope: fit.slope,
+                                                   standardError: fit.standardError, rate: rate) else { return nil }
+        // While the main tap moves with the echo, the slide is its to
+        // follow: the estimates take over only when it stands still (the
+        // filter lost the echo, the old peak stays the largest) or is not
+        // seen, or to carry on with a slide they took.
+        if !fast, let tap = recentMainTapSlope() {
+            let left = fit.slope + correction * Double(rate)  // what the estimates see sliding now
+            if abs(tap) * 2 >= abs(left) && tap * left > 0 { return nil }
+        }
+        correction = next
+        fast = next != 0
+        count = 0  // the main tap's readings saw the old correction
+        return correction
+    }
+
+    /// The correction after a fit of the echo's own delay (samples per
+    /// second; the estimates'), or nil to keep it: the echo moving `slope`
+    /// samples a second later asks for `−slope / rate`, taken whole when it
+    /// is more than `fastBandSamplesPerSecond` from the correction in use
+    /// (`fastRefineBandPpm` while `fast`: the correction in use is one the
+    /// estimates set) and 4 standard errors out (2 on the way back to 0).
+    /// A wanted correction inside that band is 0: the slide stopped,
+    /// and slower ones are the main tap's.
+    @_noLocks
+    static func followed(_ correction: Double, fast: Bool, slope: Double, standardError: Double,
+                         rate: Int) -> Double? {
+        let wanted = -slope / Double(rate)
+        let off = wanted - correction
+        let fastBand = fastBandSamplesPerSecond / Double(rate) * 1e6
+        let band = fast ? fastRefineBandPpm : fastBand
+        // Back toward 0 (the slide slowed or stopped) on 2 standard errors:
+        // 0 is what one clock needs, and a correction left standing after
+        // a slide stopped slides the reference on its own (a 3 s fit has
+        // 70 ppm of standard error at 16 kHz: a −156 ppm remainder stood
+        // for 6 s on 4).
+        let towardZero = fast && abs(wanted) < abs(correction) && wanted * correction >= 0
+        let sigmas: Double = towardZero ? 2 : 4
+        guard abs(off) * 1e6 > band, abs(off) * Double(rate) > sigmas * standardError else { return nil }
+        let limit = maxPpm * 1e-6
+        guard abs(wanted) * 1e6 > fastBand else { return 0 }
+        return max(-limit, min(limit, wanted))
     }
 
     /// The correction after a fit of the main tap's slope (samples per
