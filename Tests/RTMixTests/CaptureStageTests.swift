@@ -267,9 +267,10 @@ final class CaptureStageTests: XCTestCase {
     /// `residual(i)` + `talker(i)`, echo estimate = `echo(i)`, reference =
     /// `reference(i)`. Returns the output (one frame late).
     private func suppress(frames: Int, echo: (Int) -> Float, residual: (Int) -> Float, talker: (Int) -> Float,
-                          reference: (Int) -> Float, echoOnlyOverdriveDb: Float = 25,
+                          reference: (Int) -> Float, echoOnlyOverdriveDb: Float = 25, echoOnlyFloorDb: Float = -70,
                           before: (Int, inout ResidualEchoSuppressor) -> Void = { _, _ in }) -> [Float] {
-        var s = ResidualEchoSuppressor(frameSize: 160, sampleRate: 16_000, echoOnlyOverdriveDb: echoOnlyOverdriveDb)!
+        var s = ResidualEchoSuppressor(frameSize: 160, sampleRate: 16_000, echoOnlyFloorDb: echoOnlyFloorDb,
+                                       echoOnlyOverdriveDb: echoOnlyOverdriveDb)!
         var out = [Float](repeating: 0, count: frames * 160)
         var mic = [Float](repeating: 0, count: 160), lin = [Float](repeating: 0, count: 160)
         var ref = [Float](repeating: 0, count: 160)
@@ -445,6 +446,39 @@ final class CaptureStageTests: XCTestCase {
         print("fluctuating leak, far end alone: removed \(removed[25]!) dB (echo-only state), \(removed[3]!) dB (near-end tuning)")
         XCTAssertGreaterThan(removed[25]!, 35)
         XCTAssertGreaterThan(removed[25]! - removed[3]!, 15)
+    }
+
+    /// The echo-only state's floor, −70 dB against the near-end state's
+    /// −45: with the far end alone and the canceller leaving the echo only
+    /// 6 dB down, the output falls to the deeper floor (at −45 dB the
+    /// residual stood over the noise-suppressed background: AECMOS's
+    /// far-end single-talk echo, docs/capture.md); a talker (300 Hz, as
+    /// loud as the echo) who starts after 2 s of far end alone passes as
+    /// fast as from −45 dB, since a gain under −45 dB rises as if from it.
+    /// Measured: removed 50.3 dB (−45: 44.1; the comfort noise at the
+    /// background, 60 dB under the residual, bounds it), the talker's first
+    /// 100 ms −8.77 dB with either floor (the detector's two frames and the
+    /// rise). Rising from the gain itself instead, the floor removed 59.9 dB
+    /// but cut the onset to −10.97 dB (this test then fails).
+    func testTheEchoOnlyFloorIsDeeperAndCostsATalkersOnsetNothing() {
+        var noise = EchoSim.Noise(seed: 31)
+        let n = 48_000
+        let echo = (0..<n).map { _ in 0.2 * noise.next() }
+        let onset = 32_000
+        let tone = (0..<n).map { i in i >= onset ? 0.2 * sinf(2 * Float.pi * 300 * Float(i) / 16_000) : 0 }
+        var removed: [Float: Double] = [:], onsetLevel: [Float: Double] = [:]
+        for floor: Float in [-70, -45] {
+            let start = CaptureStart(samples: n, seed: 32)
+            let y = suppress(frames: n / 160, echo: start.later { echo[$0] }, residual: start.output { 0.5 * echo[$0] },
+                             talker: { tone[$0] }, reference: start.later { echo[$0] }, echoOnlyFloorDb: floor)
+            removed[floor] = 10 * log10(power(16_000, onset, { 0.5 * echo[$0] }) / power(16_160, onset + 160, { y[$0] }))
+            onsetLevel[floor] = 20 * log10(amplitude300({ y[$0 + 160] }, onset, onset + 1_600)
+                                           / amplitude300({ tone[$0] }, onset, onset + 1_600))
+        }
+        print("echo-only floor: removed \(removed[-70]!) dB (floor −45: \(removed[-45]!)); talker's first 100 ms "
+              + "\(onsetLevel[-70]!) dB (\(onsetLevel[-45]!))")
+        XCTAssertGreaterThan(removed[-70]! - removed[-45]!, 4)
+        XCTAssertEqual(onsetLevel[-70]!, onsetLevel[-45]!, accuracy: 0.5)
     }
 
     /// `echoMoved`: the delay tracker saw the echo at a new delay within the

@@ -48,8 +48,9 @@ import CRTMixSupport
 ///   that began since the move is ended at once: the moved echo held it.
 /// - Gain: decision-directed Wiener gain from |E|²/R, smoothed over
 ///   neighbouring bins, falling at most 10 dB and rising at most 20 dB per
-///   frame, floor −45 dB: bins where the talker is above the residual echo
-///   pass, bins the echo explains are suppressed.
+///   frame, floor −45 dB (−70 in the echo-only state, a gain under −45
+///   rising as if from it): bins where the talker is above the residual
+///   echo pass, bins the echo explains are suppressed.
 /// - Comfort noise: a minimum-tracking estimate of the background per bin
 ///   (on |E|² smoothed over ~60 ms, started from the first frames that are
 ///   not digital silence) fills suppressed bins (random phase, at the level
@@ -116,6 +117,9 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// rare broadband transient excites (a click, a noise burst): a bin
     /// whose reference jumps 20 dB over its average loses its trust.
     let trust: UnsafeMutablePointer<Float>
+    /// What the last frame added to every bin's trust (0 or
+    /// 1/`trustFrames`), applied in this frame's bin pass.
+    var trustStep: Float = 0
     /// Per bin, the reference's power averaged over ~2 s: a bin whose
     /// reference jumps 20 dB above it carries something new (a click, a
     /// noise burst, a new instrument) that the filter has not learnt.
@@ -142,6 +146,13 @@ struct ResidualEchoSuppressor: ~Copyable {
     let leakUp: Float
     let leakDown: Float
     let floorGain: Float
+    /// The floor in the echo-only state (power gain), under `floorGain`:
+    /// with the far end alone nothing needs to pass, and at −45 dB the
+    /// residual echo stood at the floor, 6 dB over the noise-suppressed
+    /// background (AECMOS far-end single-talk echo under AEC3's in 5 of
+    /// 12 recorded-speech rows; docs/capture.md). A gain under `floorGain`
+    /// rises as if from it, so a talker's onset takes no longer to pass.
+    let echoOnlyFloorGain: Float
     let overdrive: Float
     /// Overdrive while no near-end talk has been seen for `nearEndHold`
     /// frames (echo-only state): the linear filter's leak varies from frame
@@ -188,7 +199,7 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// Decides near-end talk over the echo (the state).
     var detector: NearEndDetector
 
-    init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, overdriveDb: Float = 3,
+    init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, echoOnlyFloorDb: Float = -70, overdriveDb: Float = 3,
           echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300,
           noveltyDb: Float = 20, echoOnlyPathWeight: Float = 0.5, talkMicMargin: Float = 4,
           referenceDecayMs: Int = 800) {
@@ -307,6 +318,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         referenceDecay = rtmix_support_exp_f(-6 * 2.302585 * Float(frameSize) * 1000
                                              / (Float(max(referenceDecayMs, 1)) * Float(sampleRate)))
         floorGain = rtmix_support_db_to_linear(floorDb) * rtmix_support_db_to_linear(floorDb)
+        echoOnlyFloorGain = rtmix_support_db_to_linear(echoOnlyFloorDb) * rtmix_support_db_to_linear(echoOnlyFloorDb)
         overdrive = rtmix_support_db_to_linear(overdriveDb) * rtmix_support_db_to_linear(overdriveDb)
         echoOnlyOverdrive = rtmix_support_db_to_linear(echoOnlyOverdriveDb) * rtmix_support_db_to_linear(echoOnlyOverdriveDb)
         self.echoOnlyPathWeight = echoOnlyPathWeight
@@ -368,6 +380,7 @@ struct ResidualEchoSuppressor: ~Copyable {
     @_noLocks
     mutating func distrust() {
         for k in 0..<lanes { trust[k] = 0 }
+        trustStep = 0
         // What the filter used to leave says nothing about the new one:
         // assume it leaves all of its estimate until learnt again.
         for k in 0..<lanes { leak[k] = 1 }
@@ -536,14 +549,10 @@ struct ResidualEchoSuppressor: ~Copyable {
         // broadband, since a bin where near-end sound (a talker, a fan,
         // music the reference lacks) dominates never shows the filter
         // removing anything, and must not be suppressed for it.
-        if anyFar && sumY > sumE {
-            let step = V(repeating: 1 / trustFrames), one = V(repeating: 1)
-            k = 0
-            while k < lanes {
-                (trust + k).storeFloat4(ResidualEchoSuppressor.vmin(one, (trust + k).loadFloat4() + step))
-                k &+= 4
-            }
-        }
+        // The step is taken in the next frame's bin pass (`learnBins`),
+        // before the trust is used: the same values as a pass of its own
+        // here, without one (~260 instructions a call at 16 kHz).
+        trustStep = anyFar && sumY > sumE ? 1 / trustFrames : 0
         // Double talk as reported (stats, CaptureMetrics): the output keeps
         // clearly more than the residual echo explains, and within 10 dB of
         // the linear echo estimate (after the canceller and preprocessor
@@ -564,7 +573,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         // Wiener gain against a residual taken `echoOnlyOverdrive` louder.
         if anyFar && sinceNearEnd >= nearEndHold && echoOnlyOverdrive > overdrive {
             let od = echoOnlyOverdrive
-            let tiny = V(repeating: 1e-20), floorV = V(repeating: floorGain)
+            let tiny = V(repeating: 1e-20), floorV = V(repeating: echoOnlyFloorGain)
             k = 0
             while k < lanes {
                 let pE = (powerE + k).loadFloat4()
@@ -585,18 +594,23 @@ struct ResidualEchoSuppressor: ~Copyable {
         // Smooth over neighbouring bins, limit the slew, apply, add comfort noise.
         tg[-1] = tg[0]
         tg[bins] = tg[bins - 1]
+        let riseFrom = V(repeating: floorGain)
         k = 0
         while k < lanes {
             let smoothed = 0.25 * (tg + (k &- 1)).loadFloat4() + 0.5 * (tg + k).loadFloat4()
                 + 0.25 * (tg + (k &+ 1)).loadFloat4()
             let g = (gain + k).loadFloat4()
-            let falling = ResidualEchoSuppressor.vmax(smoothed, g * fallLimit)
-            let rising = ResidualEchoSuppressor.vmin(smoothed, g * riseLimit)
-            let gNew = rising.replacing(with: falling, where: smoothed .< g)
+            // Clamped between falling 10 dB and rising 20 dB (from at least
+            // the near-end floor): a clamp, since fallLimit < 1 < riseLimit,
+            // is the choice between the two limits by smoothed < g.
+            let gNew = ResidualEchoSuppressor.vmin(ResidualEchoSuppressor.vmax(smoothed, g * fallLimit),
+                                                   ResidualEchoSuppressor.vmax(g, riseFrom) * riseLimit)
             (gain + k).storeFloat4(gNew)
             (amplitude + k).storeFloat4(_unsafePerformance { rtmix_support_sqrtf4(gNew) })
             (cleanPrevious + k).storeFloat4(gNew * (powerE + k).loadFloat4())
-            let cnPower = comfortScale * (noise + k).loadFloat4() * ResidualEchoSuppressor.vmax(V(0, 0, 0, 0), 1 - gNew)
+            // Targets are at most 1 (a Wiener gain squared, or a floor), so
+            // is the gain: 1 − gNew ≥ 0.
+            let cnPower = comfortScale * (noise + k).loadFloat4() * (1 - gNew)
             (comfort + k).storeFloat4(_unsafePerformance { rtmix_support_sqrtf4(cnPower) })
             k &+= 4
         }
@@ -707,7 +721,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         let slow = (refSlow + k).loadFloat4()
         (refSlow + k).storeFloat4(slow + 0.005 * (pX - slow))
         let fresh = pX .> novelty * slow + act
-        let tr = (trust + k).loadFloat4()
+        let tr = ResidualEchoSuppressor.vmin(V(repeating: 1), (trust + k).loadFloat4() + trustStep)
         let weight = ResidualEchoSuppressor.vmax(1 - tr, zero.replacing(with: V(repeating: 1), where: fresh))  // 1 where fresh
         (trust + k).storeFloat4(tr.replacing(with: 0, where: fresh))
         (fallbackWeight + k).storeFloat4(weight)
