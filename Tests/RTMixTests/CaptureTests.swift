@@ -224,11 +224,15 @@ final class CaptureTests: XCTestCase {
     /// ±200 ppm between the microphone's and the loudspeaker's clocks with
     /// the calls in lockstep (no clock information): the echo's slide is
     /// followed from the signal (`EchoSlideTracker`, issue 16 item 3).
-    /// Measured (linear canceller only): estimates −195.4 / +198.1 ppm,
-    /// ERLE 30.4 / 30.4 dB against 38.9 without drift (the same drift with
-    /// paced calls, followed from their timing: 33.2 / 33.8 dB); without
-    /// the tracker 0 ppm and 7.8 / 7.7 dB. With the suppressor (aec_eval
-    /// scenario d) the lockstep rows come within 3 dB of no drift.
+    /// Measured (linear canceller only, eleventh session): estimates
+    /// −201.8 / +201.1 ppm, ERLE 35.2 / 35.4 dB against 38.9 without drift
+    /// (the same drift with paced calls, followed from their timing: 33.2 /
+    /// 33.8 dB). Each fit taken at 0.8 with no settling after a correction
+    /// (until the eleventh session): 30.4 / 30.4 dB; taken whole without
+    /// settling: 23.8 / 21.0 dB (the fit over the filter's catch-up
+    /// overshoots); without the tracker 0 ppm and 7.8 / 7.7 dB. With the
+    /// suppressor (aec_eval scenario d) the lockstep rows come within
+    /// 2 dB of no drift.
     func testDriftWithoutClockInformationIsFollowedFromTheSignal() throws {
         let linearOnly: (inout EngineConfig) -> Void = { $0.echoSuppression = false; $0.noiseSuppression = false }
         let base = try EchoScenario(seconds: 40, hintMs: 120).run(configure: linearOnly)
@@ -240,7 +244,7 @@ final class CaptureTests: XCTestCase {
             print("lockstep, mic clock \(ppm) ppm: drift estimate \(r.stats.driftPpm) ppm, ERLE \(erle) dB "
                   + "(no drift \(reference) dB)")
             XCTAssertEqual(Double(r.stats.driftPpm), -ppm, accuracy: 20)
-            XCTAssertGreaterThan(erle, 25)
+            XCTAssertGreaterThan(erle, 33)
         }
     }
 
@@ -279,6 +283,9 @@ final class CaptureTests: XCTestCase {
     /// −221, −299, −196 (the estimates, at 12.2 s), then the main tap's to
     /// −201 ppm, ERLE from 20 s 30.4 dB; −200 ppm: 131, 268 … 191 ppm,
     /// 22.0 dB (no drift 36.2 dB; the main tap alone: 23.3 / 22.0 dB).
+    /// With each main-tap fit taken whole after a second's settling
+    /// (eleventh session): +200 ppm −277 (the first fit overshoots here),
+    /// −294, −156 … −210, 22.9 dB; −200 ppm 163, 217 … 194, 27.8 dB.
     func testDriftWithoutClockInformationAt48kIsNotFought() throws {
         let linearOnly: (inout EngineConfig) -> Void = { $0.echoSuppression = false; $0.noiseSuppression = false }
         let base = try EchoScenario(captureRate: 48_000, outputRate: 48_000, seconds: 40, hintMs: 120)

@@ -48,7 +48,7 @@ final class EchoSlideTrackerTests: XCTestCase {
     /// not acted on, however sure the fit (one clock must stay at 0); once
     /// one has, what is left of it is followed down to 0.3 ppm (the first
     /// correction leaves a ppm or so, which slid on unseen and cost up to
-    /// 10 dB of ERLE at 48 kHz). Each step applies 0.8 of the slope, and
+    /// 10 dB of ERLE at 48 kHz). Each step applies all of the slope, and
     /// never a slope within 4 standard errors of 0.
     func testWhatIsLeftOfAFoundDriftIsFollowedBelowTheDeadBand() {
         let rate = 48_000
@@ -57,11 +57,11 @@ final class EchoSlideTrackerTests: XCTestCase {
         XCTAssertNil(EchoSlideTracker.corrected(0, slope: 1 * onePpm, standardError: 0.01 * onePpm, rate: rate))
         XCTAssertNil(EchoSlideTracker.corrected(0, slope: 3.9 * onePpm, standardError: 0.01 * onePpm, rate: rate))
         let first = EchoSlideTracker.corrected(0, slope: 5 * onePpm, standardError: 0.01 * onePpm, rate: rate)
-        XCTAssertEqual(first ?? 0, -4e-6, accuracy: 1e-12)
+        XCTAssertEqual(first ?? 0, -5e-6, accuracy: 1e-12)
         // Drift found (−199 ppm): 1 ppm left is followed, 0.2 ppm is not.
         let found = -199e-6
         let next = EchoSlideTracker.corrected(found, slope: 1 * onePpm, standardError: 0.02 * onePpm, rate: rate)
-        XCTAssertEqual(next ?? 0, found - 0.8e-6, accuracy: 1e-12)
+        XCTAssertEqual(next ?? 0, found - 1e-6, accuracy: 1e-12)
         XCTAssertNil(EchoSlideTracker.corrected(found, slope: 0.2 * onePpm, standardError: 0.01 * onePpm, rate: rate))
         // Not 4 standard errors out of 0: kept either way.
         XCTAssertNil(EchoSlideTracker.corrected(found, slope: 1 * onePpm, standardError: 0.3 * onePpm, rate: rate))
