@@ -153,7 +153,15 @@ typedef struct rtmix_engine_config {
                                  render are unchanged) */
     uint32_t capture_channels; /* microphone channels, 1 or 2; default 1 */
     uint32_t aec_tail_ms;     /* echo canceller tail, 10..1000 ms; default
-                                 200; 0 = canceller off */
+                                 200; 0 = canceller off. Rooms ringing
+                                 0.5 s or more: 300..400 removes far more
+                                 echo and keeps the talker cleaner, when
+                                 the host gives clock information (paced
+                                 callbacks or rtmix_engine_set_clock);
+                                 without it drift is followed worse, and
+                                 the capture costs ~1.4x (300) / ~1.7x
+                                 (400) what it does at 200
+                                 (docs/capture.md) */
     int32_t noise_suppression; /* 1 (default) / 0 */
     int32_t echo_suppression;  /* residual-echo suppression, 1 (default) / 0 */
     int32_t agc;               /* automatic gain control, 0 (default) / 1 */

@@ -27,6 +27,7 @@ import concurrent.futures as cf
 import json
 import math
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -243,13 +244,14 @@ class Scene:
 
 
 ORACLE_DIR = None  # --oracle-dir
+RTMIX_ARGS = []  # --rtmix-args: appended to every `rtmix-cli aec` run
 
 
 def run_aec(cli, directory, extra, tag):
     out = os.path.join(directory, f"out-{tag}.wav")
     js = os.path.join(directory, f"out-{tag}.json")
     cmd = [cli, "aec", "--mic", os.path.join(directory, "mic.wav"), "--ref", os.path.join(directory, "playout.wav"),
-           "-o", out, "--format", "f32", "--json", js, "--quiet", "--settle", str(CONVERGE_S)] + extra
+           "-o", out, "--format", "f32", "--json", js, "--quiet", "--settle", str(CONVERGE_S)] + extra + RTMIX_ARGS
     env = dict(os.environ)
     if ORACLE_DIR:  # debug builds only (talk-features.patch): per-scene state decisions
         env["RTMIX_ORACLE"] = os.path.join(ORACLE_DIR, os.path.basename(directory.rstrip("/")) + ".bin")
@@ -787,9 +789,12 @@ def main():
                     "with RTMIX_ORACLE=DIR/<scene>.bin (the suppressor's state per 10 ms frame; talk_model.py --predict)")
     ap.add_argument("--speex-baseline", help="scenarios f, g: speex_baseline binary (default: compile speex_baseline.c)")
     ap.add_argument("--aecmos", action="store_true", help="scenarios f, g: AECMOS scores (speechmos)")
+    ap.add_argument("--rtmix-args", default="", help="options appended to every `rtmix-cli aec` run, e.g. "
+                    "'--tail-ms 300' (the tables then say so; speexdsp and AEC3 stay as they are)")
     args = ap.parse_args()
-    global ORACLE_DIR
+    global ORACLE_DIR, RTMIX_ARGS
     ORACLE_DIR = args.oracle_dir
+    RTMIX_ARGS = shlex.split(args.rtmix_args)
 
     if shutil.which("espeak-ng") is None and set(args.scenario.split(",")) - {"f", "g", "h"}:
         sys.exit("espeak-ng not found: apt-get install espeak-ng")
@@ -810,7 +815,8 @@ def main():
     out = [f"## RTMix AEC evaluation ({'full' if args.full else 'quick'})", "",
            f"Room {ROOM[0]}x{ROOM[1]}x{ROOM[2]} m (pyroomacoustics, RT60 {RT60} s), loudspeaker {DIST} m from the mic, "
            f"echo {ECHO_DBFS:.0f} dBFS RMS, noise {NOISE_DBFS:.0f} dBFS, playout 48 kHz mono float, 10 ms lockstep frames, "
-           f"tail 200 ms, CLI defaults (NS + residual-echo suppression on).", ""]
+           f"tail 200 ms, CLI defaults (NS + residual-echo suppression on)"
+           + (f"; RTMix runs with `{args.rtmix_args}`." if RTMIX_ARGS else "."), ""]
     try:
         for sc in [s.strip() for s in args.scenario.split(",") if s.strip()]:
             fn = getattr(ev, f"scenario_{sc}", None)
