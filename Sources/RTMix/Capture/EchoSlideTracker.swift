@@ -96,12 +96,6 @@ struct EchoSlideTracker: ~Copyable {
     /// up to 10 dB of ERLE for good (docs/capture.md). Still 4 standard errors
     /// out of 0, as every fit.
     static var refineDeadBandPpm: Double { @_noLocks get { 0.3 } }
-    /// Share of a measured slope applied at once: all of it, since the
-    /// readings skip the filter's catch-up (`settleSeconds`). At 0.8 (and
-    /// no settling) a 200 ppm drift at 48 kHz took four fits, 16–20 s, to
-    /// come within a few ppm, and the 60 s runs of aec_eval's scenario d
-    /// stayed 3.7–3.8 dB under no drift (1.6–1.7 dB now).
-    static var gain: Double { @_noLocks get { 1 } }
     /// After a correction, readings wait this long (s): the filter learnt
     /// the echo while it slid and takes about a second to re-learn it at
     /// the slide now left, its main tap moving on meanwhile. A fit over
@@ -345,14 +339,19 @@ struct EchoSlideTracker: ~Copyable {
     /// that much slower. A slope within 4 standard errors of 0 (a filter
     /// still settling, a main tap that wavers) is not drift, nor one within
     /// the dead band: 4 ppm while no drift has been found, 0.3 ppm once
-    /// one has (what the first corrections left).
+    /// one has (what the first corrections left). The slope is taken
+    /// whole, since the readings skip the filter's catch-up
+    /// (`settleSeconds`). Taken at 0.8 without settling (until the
+    /// eleventh session), a 200 ppm drift at 48 kHz took four fits,
+    /// 16–20 s, to come within a few ppm, and the 60 s runs of aec_eval's
+    /// scenario d stayed 3.7–3.8 dB under no drift (1.6–1.7 dB now).
     @_noLocks
     static func corrected(_ correction: Double, slope: Double, standardError: Double, rate: Int) -> Double? {
         let ppm = slope / Double(rate) * 1e6
         let band = correction == 0 ? deadBandPpm : refineDeadBandPpm
         guard abs(ppm) > band, abs(slope) > 4 * standardError else { return nil }
         let limit = maxPpm * 1e-6
-        return max(-limit, min(limit, correction - gain * ppm * 1e-6))
+        return max(-limit, min(limit, correction - ppm * 1e-6))
     }
 
     /// The largest tap's position (sub-sample) when it stands out of the
