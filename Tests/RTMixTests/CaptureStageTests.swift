@@ -521,6 +521,50 @@ final class CaptureStageTests: XCTestCase {
         }
     }
 
+    /// `suspectFilter` (the filter check saw a moved echo): the per-bin
+    /// trust and leak learnt so far are put aside, the fallback carries the
+    /// frame (trust 0, the estimate taken as left whole), and
+    /// `trustFilterAgain` gives back what was earned (a false alarm costs
+    /// no re-learning). A `distrust` meanwhile (the reference moved) makes
+    /// what was put aside stale: nothing is given back.
+    func testASuspectedFilterGetsItsTrustBackWhenRightAgain() {
+        var noise = EchoSim.Noise(seed: 11)
+        let n = 48_000
+        let echo = (0..<n).map { _ in 0.2 * noise.next() }
+        for distrustedMeanwhile in [false, true] {
+            let start = CaptureStart(samples: n, seed: 12)
+            var learnt: (trust: Float, leak: Float) = (0, 0), suspected = learnt, back = learnt
+            func state(_ s: borrowing ResidualEchoSuppressor) -> (trust: Float, leak: Float) {
+                var t: Float = 0, l: Float = 0
+                for k in 1..<(s.bins - 1) { t += s.trust[k]; l += s.leak[k] }
+                return (t / Float(s.bins - 2), l / Float(s.bins - 2))
+            }
+            _ = suppress(frames: n / 160, echo: start.later { echo[$0] }, residual: start.output { 0.01 * echo[$0] },
+                         talker: { _ in 0 }, reference: start.later { echo[$0] }) { f, s in
+                if f == 250 {
+                    learnt = state(s)
+                    s.suspectFilter()
+                    suspected = state(s)
+                    if distrustedMeanwhile { s.distrust() }
+                    s.trustFilterAgain()
+                    back = state(s)
+                }
+            }
+            print("suspect: trust \(learnt.trust) leak \(learnt.leak) -> \(suspected) -> \(back) (distrusted meanwhile: \(distrustedMeanwhile))")
+            XCTAssertGreaterThan(learnt.trust, 0.9)
+            XCTAssertLessThan(learnt.leak, 0.1)
+            XCTAssertEqual(suspected.trust, 0)
+            XCTAssertGreaterThanOrEqual(suspected.leak, 1)
+            if distrustedMeanwhile {
+                XCTAssertEqual(back.trust, 0)
+                XCTAssertEqual(back.leak, 1, accuracy: 1e-6)
+            } else {
+                XCTAssertEqual(back.trust, learnt.trust, accuracy: 1e-6)
+                XCTAssertEqual(back.leak, learnt.leak, accuracy: 1e-6)
+            }
+        }
+    }
+
     /// Comfort noise at the background's level. The far end talks in
     /// 0.8 s bursts with 0.4 s pauses; the linear filter leaves its
     /// residual (20 dB under the echo) over a background 20 dB under that.

@@ -71,6 +71,7 @@ extension CaptureProcessor {
                     clock.setSignalCorrection(correction)
                     if correction == 0 {
                         canceller.reset()
+                        check.restart()
                         slide.restart()
                     }
                 }
@@ -86,6 +87,7 @@ extension CaptureProcessor {
     @_noLocks
     mutating func delayChanged(_ change: DelayTracker.Change, link: borrowing CaptureLink) {
         if change.restartCanceller { canceller.reset() }
+        check.restart()
         slide.restart()
         if change.distrust { suppressor.distrust() }
         metrics.delay(change, link: link)
@@ -117,6 +119,18 @@ extension CaptureProcessor {
             }
             powers = canceller.process(mic: framer.frame, reference: reference.frameReference, out: frameOut,
                                        echoEstimate: echoNow)
+            // 4a. is the filter's estimate still the echo? Decided before
+            // the suppressor runs, so that a moved echo path is suppressed
+            // from the frame it is seen in.
+            switch check.frame(powers, echoOnly: suppressor.nearEndFrames == 0) {
+            case .none: break
+            case .wrong: suppressor.suspectFilter()
+            case .right: suppressor.trustFilterAgain()
+            case .lapsed: suppressor.forgetSuspicion()
+            }
+            // While it is suspected, the delay estimator hops at its full
+            // rate: the echo may be at a new delay.
+            if check.suspect { delay.talkerActive() }
             i = 0
             while i &+ 4 <= size {
                 (micSeen + i).storeFloat4((frameOut + i).loadFloat4() + (frameEcho + i).loadFloat4())
@@ -150,6 +164,7 @@ extension CaptureProcessor {
         if powers.reference > 1e-6 { delay.linearFrame(mic: powers.mic, linear: powers.linear) }
         if metrics.frame(powers, doubleTalk: talking, linearActive: canceller.echo != nil, link: link) {
             canceller.reset()
+            check.restart()
             suppressor.distrust()
             slide.restart()
             slide.advance()

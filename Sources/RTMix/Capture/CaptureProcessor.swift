@@ -16,6 +16,9 @@
 /// 3. `DelayTracker`: the hint or the `DelayEstimator`'s delay, and which
 ///    reference sample each microphone sample is cancelled with (`kFeed`);
 /// 4. `EchoCanceller`: speexdsp's linear canceller and preprocessor;
+///    `EchoFilterCheck`: whether its echo estimate is still the echo (a
+///    moved echo path, seen in the first frames after the move);
+///    `EchoSlideTracker`: the echo's slide (drift) from the signal;
 /// 5. `ResidualEchoSuppressor`: per-bin residual-echo suppression;
 /// 6. `CapturePublisher`: the voice plus the media at the publish gain;
 /// 7. `CaptureMetrics`: the one writer of the link's statistics and
@@ -31,6 +34,7 @@ struct CaptureProcessor: ~Copyable {
     var clock: CaptureClockFollower
     var delay: DelayTracker
     let canceller: EchoCanceller
+    var check = EchoFilterCheck()
     var slide: EchoSlideTracker
     /// The per-bin residual-echo suppressor after the canceller and its
     /// preprocessor (which suppresses residual echo too, from speexdsp's

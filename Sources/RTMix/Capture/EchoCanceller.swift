@@ -23,6 +23,12 @@ struct EchoCanceller: ~Copyable {
         var linear: Float = 0
         /// After residual-echo / noise suppression.
         var output: Float = 0
+        /// The mean of the linear stage's output times its echo estimate
+        /// (microphone − output), when the estimate is asked for: about 0
+        /// while the estimate is the echo (what is left is orthogonal to
+        /// it, a talker included), about −(its power) when it is not (a
+        /// moved echo path: `EchoFilterCheck`).
+        var errorEcho: Float = 0
         /// The canceller is about to misbehave (see `watch`): reset it.
         var trouble = false
         init() {}
@@ -115,7 +121,10 @@ struct EchoCanceller: ~Copyable {
     /// channels) in `mic` (one mono frame) into `out` (may alias `mic`).
     /// Returns the frame's powers (the reference's per sample).
     /// `echoEstimate` (optional, one frame) receives the linear stage's
-    /// echo estimate (microphone − linear output) before preprocessing.
+    /// echo estimate (microphone − linear output) before preprocessing,
+    /// and `errorEcho` is filled; the caller, which processes the output
+    /// further (the residual-echo suppressor), then measures the output's
+    /// power itself (`output` is left 0).
     @_noLocks
     func process(mic: UnsafePointer<Float>, reference: UnsafePointer<Float>,
                  out: UnsafeMutablePointer<Float>,
@@ -143,22 +152,26 @@ struct EchoCanceller: ~Copyable {
         let m = UnsafePointer(mic16), r = UnsafePointer(ref16), o = out16
         if let e = echo {
             _unsafePerformance { speex_echo_cancellation(e, m, r, o) }
-            powers.linear = back * EchoCanceller.power(o, count: n)
-            powers.trouble = watch(mic: m, out: o)
             if let est = echoEstimate {
-                EchoCanceller.toFloat(m, minus: UnsafePointer(o), scale: 1 / (32768 * gain), into: est, count: n)
+                let (linear, cross) = EchoCanceller.estimate(mic: m, output: UnsafePointer(o), scale: 1 / (32768 * gain),
+                                                             into: est, count: n)
+                powers.linear = back * linear
+                powers.errorEcho = back * cross
+            } else {
+                powers.linear = back * EchoCanceller.power(o, count: n)
             }
+            powers.trouble = watch(mic: m, out: o)
         } else {
             for i in 0..<n { o[i] = m[i] }
             powers.linear = powers.mic
         }
         if let p = preprocess {
             _ = _unsafePerformance { speex_preprocess_run(p, o) }
-            powers.output = back * EchoCanceller.power(o, count: n)
+            if echoEstimate == nil { powers.output = back * EchoCanceller.power(o, count: n) }
         } else {
             powers.output = powers.linear
         }
-        EchoCanceller.toFloat(o, minus: nil, scale: 1 / (32768 * gain), into: out, count: n)
+        EchoCanceller.toFloat(o, scale: 1 / (32768 * gain), into: out, count: n)
         return powers
     }
 
@@ -405,29 +418,46 @@ struct EchoCanceller: ~Copyable {
         return unsafeBitCast(bits, to: SIMD4<Float>.self) - SIMD4<Float>(repeating: 8_421_376)
     }
 
-    /// y[i] = (a[i] − b[i])·scale (b nil: a[i]·scale) for `count` int16 samples.
+    /// The echo estimate y[i] = (mic[i] − output[i])·scale for `count` int16
+    /// samples; returns the output's power and the mean of output ×
+    /// (mic − output), both full scale 1 (one pass for the three).
     @_noLocks
-    static func toFloat(_ a: UnsafePointer<Int16>, minus b: UnsafePointer<Int16>?, scale: Float,
-                        into y: UnsafeMutablePointer<Float>, count: Int) {
+    static func estimate(mic a: UnsafePointer<Int16>, output b: UnsafePointer<Int16>, scale: Float,
+                         into y: UnsafeMutablePointer<Float>, count: Int) -> (power: Float, cross: Float) {
+        // The output's power summed as `power` sums it (the same value).
+        var powers = SIMD4<Float>(0, 0, 0, 0), crosses = SIMD4<Float>(0, 0, 0, 0)
         var i = 0
-        if let b {
-            while i &+ 4 <= count {
-                (y + i).storeFloat4((EchoCanceller.float4(a, i) - EchoCanceller.float4(b, i)) * scale)
-                i &+= 4
-            }
-            while i < count {
-                y[i] = (Float(a[i]) - Float(b[i])) * scale
-                i &+= 1
-            }
-        } else {
-            while i &+ 4 <= count {
-                (y + i).storeFloat4(EchoCanceller.float4(a, i) * scale)
-                i &+= 4
-            }
-            while i < count {
-                y[i] = Float(a[i]) * scale
-                i &+= 1
-            }
+        while i &+ 4 <= count {
+            let e = EchoCanceller.float4(b, i), echo = EchoCanceller.float4(a, i) - e
+            (y + i).storeFloat4(echo * scale)
+            let f = e * (1.0 / 32768)
+            powers += f * f
+            crosses += f * echo
+            i &+= 4
+        }
+        var power = powers.sum(), cross = crosses.sum()
+        while i < count {
+            let e = Float(b[i]), echo = Float(a[i]) - e
+            y[i] = echo * scale
+            let f = e * (1.0 / 32768)
+            power += f * f
+            cross += f * echo
+            i &+= 1
+        }
+        return (power / Float(count), cross / (Float(count) * 32768))
+    }
+
+    /// y[i] = a[i]·scale for `count` int16 samples.
+    @_noLocks
+    static func toFloat(_ a: UnsafePointer<Int16>, scale: Float, into y: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i &+ 4 <= count {
+            (y + i).storeFloat4(EchoCanceller.float4(a, i) * scale)
+            i &+= 4
+        }
+        while i < count {
+            y[i] = Float(a[i]) * scale
+            i &+= 1
         }
     }
 }

@@ -126,6 +126,12 @@ struct ResidualEchoSuppressor: ~Copyable {
     let refSlow: UnsafeMutablePointer<Float>
     /// Per bin, this frame's weight of the fallback estimate.
     let fallbackWeight: UnsafeMutablePointer<Float>
+    /// Per bin, `trust` and `leak` as they were when the linear filter was
+    /// last suspected (`suspectFilter`), while `suspended`.
+    let trustAside: UnsafeMutablePointer<Float>
+    let leakAside: UnsafeMutablePointer<Float>
+    /// `trustAside` and `leakAside` hold what a suspicion put aside.
+    private(set) var suspended = false
     var frames = 0
     /// Frames since the first one whose microphone was not digital
     /// silence (−1 before it).
@@ -245,6 +251,8 @@ struct ResidualEchoSuppressor: ~Copyable {
               let tr = batch.allocate(repeating: Float(0), count: lanes),
               let rs = batch.allocate(repeating: Float(0), count: lanes),
               let fw = batch.allocate(repeating: Float(1), count: lanes),
+              let ta = batch.allocate(repeating: Float(0), count: lanes),
+              let la = batch.allocate(repeating: Float(1), count: lanes),
               let bs = batch.allocate(repeating: Float(0), count: 192)
         else { return nil }
         hop = frameSize
@@ -288,6 +296,8 @@ struct ResidualEchoSuppressor: ~Copyable {
         trust = tr
         refSlow = rs
         fallbackWeight = fw
+        trustAside = ta
+        leakAside = la
         bandSums = bs
         let n2 = 2 * frameSize
         for i in 0..<n2 {
@@ -372,6 +382,8 @@ struct ResidualEchoSuppressor: ~Copyable {
         Allocation.free(trust)
         Allocation.free(refSlow)
         Allocation.free(fallbackWeight)
+        Allocation.free(trustAside)
+        Allocation.free(leakAside)
         Allocation.free(bandSums)
     }
 
@@ -384,7 +396,44 @@ struct ResidualEchoSuppressor: ~Copyable {
         // What the filter used to leave says nothing about the new one:
         // assume it leaves all of its estimate until learnt again.
         for k in 0..<lanes { leak[k] = 1 }
+        suspended = false
     }
+
+    /// The linear filter's estimate looks like an echo path that has moved
+    /// (`EchoFilterCheck`): rely on the fallback as after `distrust`, its
+    /// estimate taken as left whole, but keep the trust and leak learnt so
+    /// far aside, for `trustFilterAgain`.
+    @_noLocks
+    mutating func suspectFilter() {
+        if !suspended {
+            for k in 0..<lanes {
+                trustAside[k] = trust[k]
+                leakAside[k] = leak[k]
+            }
+            suspended = true
+        }
+        for k in 0..<lanes {
+            trust[k] = 0
+            leak[k] = max(leak[k], 1)
+        }
+        trustStep = 0
+    }
+
+    /// The suspicion was wrong or the filter has re-learnt the echo where
+    /// it was: back to what it had earned (or better, if earned since).
+    @_noLocks
+    mutating func trustFilterAgain() {
+        guard suspended else { return }
+        for k in 0..<lanes {
+            trust[k] = max(trust[k], trustAside[k])
+            leak[k] = min(leak[k], leakAside[k])
+        }
+        suspended = false
+    }
+
+    /// A suspicion lapsed: what was put aside is no longer the filter's.
+    @_noLocks
+    mutating func forgetSuspicion() { suspended = false }
 
     /// The echo path moved: the delay tracker saw the echo at a new delay
     /// in a stretch of `frames` frames while the linear filter removed
