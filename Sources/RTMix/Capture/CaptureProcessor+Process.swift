@@ -71,7 +71,7 @@ extension CaptureProcessor {
                     clock.setSignalCorrection(correction)
                     if correction == 0 {
                         canceller.reset()
-                        check.restart()
+                        filterRestarted()
                         slide.restart()
                     }
                 }
@@ -83,11 +83,20 @@ extension CaptureProcessor {
                         link: link)
     }
 
+    /// The canceller restarted or its reference moved: neither the filter
+    /// check's evidence nor what a suspicion put aside in the suppressor
+    /// says anything about the filter now.
+    @_noLocks
+    mutating func filterRestarted() {
+        check.restart()
+        suppressor.forgetSuspicion()
+    }
+
     /// A new delay in use: what it means for the canceller and suppressor.
     @_noLocks
     mutating func delayChanged(_ change: DelayTracker.Change, link: borrowing CaptureLink) {
         if change.restartCanceller { canceller.reset() }
-        check.restart()
+        filterRestarted()
         slide.restart()
         if change.distrust { suppressor.distrust() }
         metrics.delay(change, link: link)
@@ -164,7 +173,7 @@ extension CaptureProcessor {
         if powers.reference > 1e-6 { delay.linearFrame(mic: powers.mic, linear: powers.linear) }
         if metrics.frame(powers, doubleTalk: talking, linearActive: canceller.echo != nil, link: link) {
             canceller.reset()
-            check.restart()
+            filterRestarted()
             suppressor.distrust()
             slide.restart()
             slide.advance()
