@@ -565,6 +565,49 @@ final class CaptureStageTests: XCTestCase {
         }
     }
 
+    /// The echo path got 100 ms shorter: the microphone carries the echo
+    /// of reference that is 100 ms ahead of the frame the suppressor is
+    /// given, while the linear filter goes on estimating the old echo (its
+    /// output holds the new echo minus its estimate). The far end plays
+    /// noise bursts (0.3 s on, 0.5 s off), so the held reference has not
+    /// seen a burst's onset when its echo arrives. Suspected at the jump,
+    /// with the reference ahead folded in (`foldAhead`, as
+    /// `CaptureProcessor.lookAhead` does: 200 ms at once, then the newest
+    /// window each frame) the fallback explains the echo; without it
+    /// every burst's first 100 ms passes.
+    func testTheReferenceAheadExplainsAnEchoThatArrivesBeforeIt() {
+        var noise = EchoSim.Noise(seed: 21)
+        let n = 96_000, jumpFrame = 300, ahead = 1_600, span = 3_200
+        let far = (0..<(n + 8_000)).map { i in (i % 12_800) < 4_800 ? 0.2 * noise.next() : 0 }
+        let jump = jumpFrame * 160
+        let mic: (Int) -> Float = { $0 < jump ? far[$0] : far[$0 + ahead] }
+        var removed: [Double] = []
+        for folding in [false, true] {
+            let start = CaptureStart(samples: n, seed: 22)
+            var window = [Float](repeating: 0, count: 320)
+            let y = suppress(frames: n / 160, echo: start.later { far[$0] },
+                             residual: start.output { $0 < jump ? 0.01 * far[$0] : mic($0) - far[$0] },
+                             talker: { _ in 0 }, reference: start.later { far[$0] }) { f, s in
+                if f == jumpFrame { s.suspectFilter() }
+                guard folding && f >= jumpFrame else { return }
+                let aligned = f * 160
+                for offset in stride(from: f == jumpFrame ? 0 : span - 160, to: span, by: 160) {
+                    for i in 0..<320 { window[i] = far[aligned + offset + i] }
+                    window.withUnsafeBufferPointer { s.foldAhead($0.baseAddress!) }
+                }
+            }
+            var echoPower = 0.0, outPower = 0.0
+            for i in jump..<(n - 160) {
+                echoPower += Double(mic(i)) * Double(mic(i))
+                outPower += Double(y[i + 160]) * Double(y[i + 160])
+            }
+            removed.append(10 * log10(echoPower / outPower))
+        }
+        print("echo 100 ms ahead of the reference: removed \(removed[0]) dB without the look-ahead, \(removed[1]) dB with it")
+        XCTAssertGreaterThan(removed[1], 30)
+        XCTAssertGreaterThan(removed[1], removed[0] + 10)
+    }
+
     /// Comfort noise at the background's level. The far end talks in
     /// 0.8 s bursts with 0.4 s pauses; the linear filter leaves its
     /// residual (20 dB under the echo) over a background 20 dB under that.

@@ -60,6 +60,28 @@ final class ReferenceHistoryTests: XCTestCase {
         XCTAssertEqual(history.gather(from: history.appended - 60, count: 160), 100)
     }
 
+    /// The suppressor's look-ahead reads the reference already held past
+    /// the aligned frame: how much there is, and the channels' mean read
+    /// back, zero where nothing is held (before the start, past the newest).
+    func testTheReferenceAheadOfAFrameIsCountedAndReadBack() {
+        let ring = SPSCRing(capacityFrames: 8192, channels: 2)!
+        var history = ReferenceHistory(sampleRate: 16_000, channels: 1, frameSize: 160, maxFrames: 512)!
+        var estimator = DelayEstimator(sampleRate: 16_000)!
+        write(ring, from: 0, frames: 3000)
+        _ = history.drain(ring: ring, renderedFrames: nil, step: 1, media: false, estimator: &estimator)
+        let h = history.appended, lag = ReferenceHistory.lag
+        XCTAssertEqual(history.heldAhead(of: h - 500, count: 160), 340)
+        XCTAssertEqual(history.heldAhead(of: h - 160, count: 160), 0)
+        XCTAssertEqual(history.heldAhead(of: h, count: 160), 0)
+        var out = [Float](repeating: 7, count: 200)
+        out.withUnsafeMutableBufferPointer { history.mono(from: h - 100, count: 200, into: $0.baseAddress!) }
+        for i in 0..<100 { XCTAssertEqual(out[i], Float(Int(h) - 100 + i + lag)) }
+        for i in 100..<200 { XCTAssertEqual(out[i], 0) }
+        out.withUnsafeMutableBufferPointer { history.mono(from: -50, count: 200, into: $0.baseAddress!) }
+        for i in 0..<50 { XCTAssertEqual(out[i], 0) }
+        for i in 50..<200 { XCTAssertEqual(out[i], Float(i - 50 + lag)) }
+    }
+
     func testAnOverflowOrABacklogDiscardsWhatTheRingHolds() {
         let ring = SPSCRing(capacityFrames: 8192, channels: 2)!
         var history = ReferenceHistory(sampleRate: 16_000, channels: 1, frameSize: 160, maxFrames: 512)!

@@ -448,7 +448,8 @@ class Eval:
                  ("+30 ms", 10.0, 30, 40, None), ("+300 ms", 10.0, 300, 40, None),
                  ("-30 ms (140 -> 110 ms)", 10.0, -30, 140, None), ("-100 ms (140 -> 40 ms)", 10.0, -100, 140, None),
                  ("+100 ms at 10.00 s, hint 41 ms (the delay before)", 10.0, 100, 40, 41),
-                 ("-100 ms (140 -> 40 ms), hint 141 ms", 10.0, -100, 140, 141)]
+                 ("-100 ms (140 -> 40 ms), hint 141 ms", 10.0, -100, 140, 141),
+                 ("-250 ms (300 -> 50 ms)", 10.0, -250, 300, None)]
         near = self.near(secs, 8.0)
         jobs = []
         for rate in self.rates:

@@ -92,11 +92,68 @@ extension CaptureProcessor {
         suppressor.forgetSuspicion()
     }
 
+    /// The longest look-ahead: 300 ms (a route change from a Bluetooth
+    /// headset to the device's loudspeaker shortens the echo path by more).
+    static var aheadMs: Int { @_noLocks get { 300 } }
+    /// Frames a look-ahead lasts from the last suspicion unless the delay
+    /// tracker moves the reference first: 2 s, as a suspicion.
+    static var aheadFrames: Int { @_noLocks get { 200 } }
+
+    /// The filter is suspected (`EchoFilterCheck`): the echo path may have
+    /// got shorter, and then the microphone carries the echo of reference
+    /// the canceller has not been fed yet, which neither the filter nor
+    /// the suppressor's held reference has seen (a −100 ms jump leaked for
+    /// 0.75–1 s, until the delay tracker moved the reference). The
+    /// reference already played, up to `aheadMs` past the aligned frame,
+    /// is folded into the suppressor's held reference: all of it when
+    /// `starting` (up to 30 real transforms in that frame), then each
+    /// frame the newest window (one), until the delay tracker moves the
+    /// reference or `aheadFrames` pass since the last suspicion. Not
+    /// ended when the filter check finds the filter right again: a filter
+    /// that predicts tonal music from the reference it has can remove
+    /// 6 dB for a few frames while the echo still runs ahead of it
+    /// (`CaptureTests.testAShorterEchoPathIsSuppressedFromTheReferenceAhead`:
+    /// 17 dB in the window before the move when it ended there, 63 now).
+    @_noLocks
+    mutating func lookAhead(starting: Bool) {
+        if !starting {
+            aheadLeft -= 1
+            if aheadLeft <= 0 {
+                stopLookingAhead()
+                return
+            }
+        }
+        let size = frameSize
+        let aligned = framer.framed + Int64(delay.kFeed)
+        let span = min(CaptureProcessor.aheadMs * rate / 1000, reference.heldAhead(of: aligned, count: size))
+            / size * size
+        guard span > 0 else { return }
+        if !starting {
+            reference.mono(from: aligned + Int64(span - size), count: 2 * size, into: aheadWindow)
+            suppressor.foldAhead(aheadWindow)
+            return
+        }
+        aheadLeft = CaptureProcessor.aheadFrames
+        var offset = 0
+        while offset < span {
+            reference.mono(from: aligned + Int64(offset), count: 2 * size, into: aheadWindow)
+            suppressor.foldAhead(aheadWindow)
+            offset += size
+        }
+    }
+
+    @_noLocks
+    mutating func stopLookingAhead() {
+        aheadLeft = 0
+        suppressor.stopLookingAhead()
+    }
+
     /// A new delay in use: what it means for the canceller and suppressor.
     @_noLocks
     mutating func delayChanged(_ change: DelayTracker.Change, link: borrowing CaptureLink) {
         if change.restartCanceller { canceller.reset() }
         filterRestarted()
+        stopLookingAhead()
         slide.restart()
         if change.distrust { suppressor.distrust() }
         metrics.delay(change, link: link)
@@ -131,12 +188,18 @@ extension CaptureProcessor {
             // 4a. is the filter's estimate still the echo? Decided before
             // the suppressor runs, so that a moved echo path is suppressed
             // from the frame it is seen in.
+            var startAhead = false
             switch check.frame(powers, echoOnly: suppressor.nearEndFrames == 0) {
             case .none: break
-            case .wrong: suppressor.suspectFilter()
-            case .right: suppressor.trustFilterAgain()
+            case .wrong:
+                suppressor.suspectFilter()
+                startAhead = aheadLeft == 0
+                if !startAhead { aheadLeft = CaptureProcessor.aheadFrames + 1 }
+            case .right:
+                suppressor.trustFilterAgain()
             case .lapsed: suppressor.forgetSuspicion()
             }
+            if startAhead || aheadLeft > 0 { lookAhead(starting: startAhead) }
             // While it is suspected, the delay estimator hops at its full
             // rate: the echo may be at a new delay.
             if check.suspect { delay.talkerActive() }

@@ -17,7 +17,10 @@
 ///    reference sample each microphone sample is cancelled with (`kFeed`);
 /// 4. `EchoCanceller`: speexdsp's linear canceller and preprocessor;
 ///    `EchoFilterCheck`: whether its echo estimate is still the echo (a
-///    moved echo path, seen in the first frames after the move);
+///    moved echo path, seen in the first frames after the move; the
+///    suppressor then also takes in the reference already played ahead of
+///    the aligned frame, `lookAhead`, where a shorter path's echo comes
+///    from);
 ///    `EchoSlideTracker`: the echo's slide (drift) from the signal;
 /// 5. `ResidualEchoSuppressor`: per-bin residual-echo suppression;
 /// 6. `CapturePublisher`: the voice plus the media at the publish gain;
@@ -49,6 +52,11 @@ struct CaptureProcessor: ~Copyable {
     /// preprocessor's output plus the previous estimate (the microphone
     /// as the suppressor sees it, one frame late like the preprocessor)].
     let frameEcho: UnsafeMutablePointer<Float>
+    /// Two frames of the reference ahead of the aligned one, for the
+    /// suppressor's look-ahead (`lookAhead`).
+    let aheadWindow: UnsafeMutablePointer<Float>
+    /// Frames the suppressor still looks ahead (0: it does not).
+    var aheadLeft = 0
 
     /// Bytes RTMix allocated for the capture processor (speexdsp's own
     /// state not counted).
@@ -62,6 +70,7 @@ struct CaptureProcessor: ~Copyable {
         var batch = AllocationBatch()
         guard let frameEcho = batch.allocate(repeating: Float(0), count: 3 * frameSize),
               let frameOut = batch.allocate(repeating: Float(0), count: frameSize),
+              let aheadWindow = batch.allocate(repeating: Float(0), count: 2 * frameSize),
               let reference = ReferenceHistory(sampleRate: rate, channels: config.captureReferenceChannels,
                                                frameSize: frameSize, maxFrames: config.maxFrames),
               let framer = CaptureFramer(channels: config.captureChannels, frameSize: frameSize,
@@ -90,10 +99,12 @@ struct CaptureProcessor: ~Copyable {
         metrics = CaptureMetrics(sampleRate: rate, frameSize: frameSize)
         self.frameOut = frameOut
         self.frameEcho = frameEcho
+        self.aheadWindow = aheadWindow
     }
 
     deinit {
         Allocation.free(frameOut)
         Allocation.free(frameEcho)
+        Allocation.free(aheadWindow)
     }
 }

@@ -140,6 +140,36 @@ struct ReferenceHistory: ~Copyable {
         appended += Int64(count)
     }
 
+    /// Samples held past the frame aligned at history index `start`
+    /// (`count` long): the reference that has already been played but
+    /// whose echo, at the delay in use, is still to come.
+    @_noLocks
+    func heldAhead(of start: Int64, count: Int) -> Int {
+        Int(max(0, appended - start - Int64(count)))
+    }
+
+    /// The reference channels' mean at history indices `start ..< start +
+    /// count` into `into`; indices not held are zero. For the suppressor's
+    /// look-ahead (`ResidualEchoSuppressor.foldAhead`).
+    @_noLocks
+    func mono(from start: Int64, count: Int, into dst: UnsafeMutablePointer<Float>) {
+        let mask = capacity - 1
+        let h = appended
+        let lo = max(overflowSeen == 0 ? 0 : Int64.min / 2, h - Int64(capacity))
+        let scale = 1 / Float(channels)
+        for i in 0..<count {
+            let index = start &+ Int64(i)
+            guard index >= lo && index < h else {
+                dst[i] = 0
+                continue
+            }
+            let slot = Int(truncatingIfNeeded: index) & mask
+            var sum: Float = 0
+            for ch in 0..<channels { sum += planes[ch &* capacity &+ slot] }
+            dst[i] = sum * scale
+        }
+    }
+
     /// Fills `frameReference` and `frameMedia` with `count` history samples
     /// from index `start` on. Returns how many were missing (not yet
     /// arrived, or already overwritten): those are silence. Before the first

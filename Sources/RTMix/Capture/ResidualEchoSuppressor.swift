@@ -29,6 +29,12 @@ import CRTMixSupport
 ///   `trust` grows to 1 over ~1 s of far-end frames in which the filter
 ///   removes more than 3 dB (broadband), and a bin loses it when its
 ///   reference jumps 20 dB over its ~2 s average (something new there).
+///   After a suspected path change the pipeline also folds the reference
+///   already played ahead of the aligned frame into `Xs` (`foldAhead`): an
+///   echo path that got shorter brings the echo of reference the
+///   canceller has not been fed yet; while it does (`lookingAhead`), the
+///   echo-only state takes the echo the reference explains at the
+///   fallback's full weight.
 /// - Two states. Near end present (talk found by `NearEndDetector` in two
 ///   consecutive frames, held `nearEndHold` frames): the overdrive above
 ///   (3 dB), so a talker's bins pass. Echo only (otherwise, far end
@@ -132,6 +138,15 @@ struct ResidualEchoSuppressor: ~Copyable {
     let leakAside: UnsafeMutablePointer<Float>
     /// `trustAside` and `leakAside` hold what a suspicion put aside.
     private(set) var suspended = false
+    /// Per bin, the power of the reference ahead of the frame aligned at
+    /// the delay in use (`foldAhead`), held with `aheadDecay`; merged into
+    /// the held reference while `lookingAhead`.
+    let aheadHeld: UnsafeMutablePointer<Float>
+    private(set) var lookingAhead = false
+    /// Per frame, the factor by which `aheadHeld` falls: 60 dB in 4 s, so
+    /// that a frame folded up to 300 ms before its echo arrives still
+    /// stands within 5 dB of it.
+    let aheadDecay: Float
     var frames = 0
     /// Frames since the first one whose microphone was not digital
     /// silence (−1 before it).
@@ -253,7 +268,8 @@ struct ResidualEchoSuppressor: ~Copyable {
               let fw = batch.allocate(repeating: Float(1), count: lanes),
               let ta = batch.allocate(repeating: Float(0), count: lanes),
               let la = batch.allocate(repeating: Float(1), count: lanes),
-              let bs = batch.allocate(repeating: Float(0), count: 192)
+              let bs = batch.allocate(repeating: Float(0), count: 192),
+              let ah = batch.allocate(repeating: Float(0), count: lanes)
         else { return nil }
         hop = frameSize
         size = p
@@ -299,6 +315,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         trustAside = ta
         leakAside = la
         bandSums = bs
+        aheadHeld = ah
         let n2 = 2 * frameSize
         for i in 0..<n2 {
             // periodic sqrt-Hann: w²(i) + w²(i + hop) = 1
@@ -345,6 +362,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         // noise (E|X[k]|² = σ²·Σw² = σ²·hop).
         activity = Float(frameSize) * 1e-9
         trustFrames = 100
+        aheadDecay = rtmix_support_exp_f(-6 * 2.302585 * Float(frameSize) / (4 * Float(sampleRate)))
         comfortScale = Float(p) / Float(frameSize)
     }
 
@@ -385,6 +403,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         Allocation.free(trustAside)
         Allocation.free(leakAside)
         Allocation.free(bandSums)
+        Allocation.free(aheadHeld)
     }
 
     /// The linear filter was reset or its reference moved: rely on the
@@ -429,6 +448,56 @@ struct ResidualEchoSuppressor: ~Copyable {
             leak[k] = min(leak[k], leakAside[k])
         }
         suspended = false
+    }
+
+    /// The echo may now come from reference not yet aligned (an echo path
+    /// that got shorter: the echo arrives before the reference the
+    /// canceller is fed): fold the power of one window of it (`2·hop`
+    /// samples, the reference channels' mean) into `aheadHeld`, which the
+    /// fallback's held reference takes in from the next `process` on.
+    /// One real transform; call before `process`.
+    @_noLocks
+    mutating func foldAhead(_ samples: UnsafePointer<Float>) {
+        windowReference(samples)
+        rfft.forward(from: xInRe, xInIm, to: xr, xi)
+        var k = 0
+        while k < lanes {
+            let r = (xr + k).loadFloat4(), i = (xi + k).loadFloat4()
+            (aheadHeld + k).storeFloat4(ResidualEchoSuppressor.vmax((aheadHeld + k).loadFloat4(), r * r + i * i))
+            k &+= 4
+        }
+        lookingAhead = true
+    }
+
+    /// `2·hop` reference samples windowed and packed (even, odd) for the
+    /// half-size real transform, into `xInRe` / `xInIm`.
+    @_noLocks @inline(__always)
+    func windowReference(_ samples: UnsafePointer<Float>) {
+        typealias V = SIMD4<Float>
+        let n = hop
+        var m = 0
+        while m &+ 4 <= n {
+            let j = 2 &* m, j4 = j &+ 4
+            let a: V = (window + j).loadFloat4() * (samples + j).loadFloat4()
+            let b: V = (window + j4).loadFloat4() * (samples + j4).loadFloat4()
+            (xInRe + m).storeFloat4(V(a[0], a[2], b[0], b[2]))
+            (xInIm + m).storeFloat4(V(a[1], a[3], b[1], b[3]))
+            m &+= 4
+        }
+        while m < n {
+            xInRe[m] = window[2 &* m] * samples[2 &* m]
+            xInIm[m] = window[2 &* m &+ 1] * samples[2 &* m &+ 1]
+            m &+= 1
+        }
+    }
+
+    /// The reference is aligned with the echo again (or the filter is
+    /// right): the held reference no longer takes in what lies ahead.
+    @_noLocks
+    mutating func stopLookingAhead() {
+        guard lookingAhead else { return }
+        for k in 0..<lanes { aheadHeld[k] = 0 }
+        lookingAhead = false
     }
 
     /// A suspicion lapsed: what was put aside is no longer the filter's.
@@ -542,22 +611,19 @@ struct ResidualEchoSuppressor: ~Copyable {
             zInIm[i] = w * (micHistory[i] - e)
             i &+= 1
         }
-        var m = 0
-        while m &+ 4 <= n {
-            let j = 2 &* m, j4 = j &+ 4
-            let a: V = (window + j).loadFloat4() * (refHistory + j).loadFloat4()
-            let b: V = (window + j4).loadFloat4() * (refHistory + j4).loadFloat4()
-            (xInRe + m).storeFloat4(V(a[0], a[2], b[0], b[2]))
-            (xInIm + m).storeFloat4(V(a[1], a[3], b[1], b[3]))
-            m &+= 4
-        }
-        while m < n {
-            xInRe[m] = window[2 &* m] * refHistory[2 &* m]
-            xInIm[m] = window[2 &* m &+ 1] * refHistory[2 &* m &+ 1]
-            m &+= 1
-        }
+        windowReference(refHistory)
         fft.transformForward(from: zInRe, zInIm, to: re, im)
         rfft.forward(from: xInRe, xInIm, to: xr, xi)
+        if lookingAhead {
+            var k = 0
+            let d = V(repeating: aheadDecay)
+            while k < lanes {
+                let a = (aheadHeld + k).loadFloat4()
+                (refHeld + k).storeFloat4(ResidualEchoSuppressor.vmax((refHeld + k).loadFloat4(), a))
+                (aheadHeld + k).storeFloat4(a * d)
+                k &+= 4
+            }
+        }
         // Bin k pairs with p − k (bin 0 with itself).
         re[p] = re[0]
         im[p] = im[0]
@@ -622,6 +688,10 @@ struct ResidualEchoSuppressor: ~Copyable {
         // Wiener gain against a residual taken `echoOnlyOverdrive` louder.
         if anyFar && sinceNearEnd >= nearEndHold && echoOnlyOverdrive > overdrive {
             let od = echoOnlyOverdrive
+            // While looking ahead the echo may come from reference the
+            // filter has not been fed: the echo the reference explains is
+            // taken at the fallback's full weight.
+            let pathWeight = lookingAhead ? fallbackOverdrive : echoOnlyPathWeight
             let tiny = V(repeating: 1e-20), floorV = V(repeating: echoOnlyFloorGain)
             k = 0
             while k < lanes {
@@ -632,7 +702,7 @@ struct ResidualEchoSuppressor: ~Copyable {
                 let pathR = pg * xHeld
                 let rr = ResidualEchoSuppressor.vmax(
                     ResidualEchoSuppressor.vmax(linearR, (fallbackWeight + k).loadFloat4() * fallbackR),
-                    ResidualEchoSuppressor.vmax(echoOnlyPathWeight * pathR, tiny))
+                    ResidualEchoSuppressor.vmax(pathWeight * pathR, tiny))
                 let xi = ddWeight * (cleanPrevious + k).loadFloat4() / rr
                     + (1 - ddWeight) * ResidualEchoSuppressor.vmax(pE / rr - 1, V(0, 0, 0, 0))
                 let amp = xi / (1 + xi)
@@ -692,7 +762,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         }
         rfft.inverse(outRe, outIm)  // bins 0 and p/2 taken as real
         // Unpack (even samples in outRe, odd in outIm) and overlap-add.
-        m = 0
+        var m = 0
         while m < n {
             let a = (outRe + m).loadFloat4(), b = (outIm + m).loadFloat4()
             let j = 2 &* m, j4 = j &+ 4
