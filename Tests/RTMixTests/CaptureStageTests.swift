@@ -268,9 +268,10 @@ final class CaptureStageTests: XCTestCase {
     /// `reference(i)`. Returns the output (one frame late).
     private func suppress(frames: Int, echo: (Int) -> Float, residual: (Int) -> Float, talker: (Int) -> Float,
                           reference: (Int) -> Float, echoOnlyOverdriveDb: Float = 25, echoOnlyFloorDb: Float = -70,
+                          talkerFallbackDb: Float = 0,
                           before: (Int, inout ResidualEchoSuppressor) -> Void = { _, _ in }) -> [Float] {
         var s = ResidualEchoSuppressor(frameSize: 160, sampleRate: 16_000, echoOnlyFloorDb: echoOnlyFloorDb,
-                                       echoOnlyOverdriveDb: echoOnlyOverdriveDb)!
+                                       echoOnlyOverdriveDb: echoOnlyOverdriveDb, talkerFallbackDb: talkerFallbackDb)!
         var out = [Float](repeating: 0, count: frames * 160)
         var mic = [Float](repeating: 0, count: 160), lin = [Float](repeating: 0, count: 160)
         var ref = [Float](repeating: 0, count: 160)
@@ -376,6 +377,40 @@ final class CaptureStageTests: XCTestCase {
         print("talker 15 dB under the echo: tone \(toneDb) dB; residual removed before it \(removed) dB")
         XCTAssertGreaterThan(toneDb, -3)
         XCTAssertGreaterThan(removed, 10)
+    }
+
+    /// A talker who was there before the filter lost its trust (a path
+    /// change or a reset in double talk): the echo as above, the filter
+    /// converged (its residual 40 dB down) until 3 s, when it is distrusted
+    /// and from then removes nothing (a restarted filter); a 300 Hz tone
+    /// 10 dB under the echo talks from 1.5 s on. The near-end state began
+    /// before the distrust, so the fallback stands at the path gain's low
+    /// quantile rather than 10 dB over it (`talkerFallback`), and the
+    /// tone's bins pass. Printed: the tone out over in, 3.2–5 s, with the
+    /// default and with the fallback at 10 dB (as before).
+    func testATalkerWhoWasThereFirstPassesWhileTheFilterIsDistrusted() {
+        var noise = EchoSim.Noise(seed: 31)
+        let n = 80_000, distrustFrame = 300
+        let echo = (0..<n).map { _ in 0.2 * noise.next() }
+        let a: Float = 0.2 * powf(10, -10 / 20) * Float(2).squareRoot()
+        let tone = (0..<n).map { i in i >= 24_000 ? a * sinf(2 * Float.pi * 300 * Float(i) / 16_000) : 0 }
+        var toneDb: [Double] = []
+        for fallbackDb: Float in [0, 10] {
+            let start = CaptureStart(samples: n, seed: 32)
+            let cut = distrustFrame * 160
+            let y = suppress(frames: n / 160, echo: start.later { $0 < cut ? echo[$0] : 0 },
+                             residual: start.output { $0 < cut ? 0.01 * echo[$0] : echo[$0] },
+                             talker: { tone[$0] }, reference: start.later { echo[$0] },
+                             talkerFallbackDb: fallbackDb) { f, s in
+                if f == distrustFrame { s.distrust() }
+            }
+            toneDb.append(20 * log10(amplitude300({ y[$0 + 160] }, 51_200, n - 160)
+                                     / amplitude300({ tone[$0] }, 51_200, n - 160)))
+        }
+        print("talker there first, filter distrusted: tone \(toneDb[0]) dB (fallback at 10 dB: \(toneDb[1]) dB)")
+        // Measured: −2.1 dB; with the fallback at 10 dB −23.4 dB.
+        XCTAssertGreaterThan(toneDb[0], -4)
+        XCTAssertLessThan(toneDb[1], toneDb[0] - 10)
     }
 
     /// A dry echo path (no room: the echo stops when the reference stops, as

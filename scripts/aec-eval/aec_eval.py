@@ -482,7 +482,21 @@ class Eval:
                              + " ".join(f"{e:.0f}" for e in w[1:9]) + " | - |")
             else:
                 share, longest, count, *_ = rs.talker_metrics(s.near, s.echo, out, rate, talk_from)
-                lines.append(f"| {rate // 1000} kHz | {label} | - | - | - | {100 * share:.1f} % of {count} ({longest:.0f} ms) |")
+                # The echo where the talker pauses (20 ms frames 40 dB under
+                # its level, far end active), from the talker's start to the
+                # jump and from the jump on (4 s): what a suppressor that
+                # lets the talker through leaves.
+                def pause_erle(t0, t1):
+                    a, b = int(t0 * rate), int(t1 * rate)
+                    pn, pe = rs.frame_powers(s.near[a:b], rate), rs.frame_powers(s.echo[a:b], rate)
+                    pm, po = rs.frame_powers(s.mic[a:b], rate), rs.frame_powers(out[a:b], rate)
+                    level = np.mean(pn[pn > pn.max() * 1e-4])
+                    pauses = (pn < level * 10 ** (-40 / 10)) & (pe > np.median(pe[pe > 0]) * 10 ** (-20 / 10))
+                    return db(pm[pauses].sum()) - db(po[pauses].sum()), int(pauses.sum())
+                before, after = pause_erle(talk_from, at), pause_erle(at, at + 4)
+                lines.append(f"| {rate // 1000} kHz | {label} | - | - | ERLE in the talker's pauses {before[0]:.0f} dB "
+                             f"before the jump, {after[0]:.0f} dB in the 4 s after ({before[1]} / {after[1]} frames) "
+                             f"| {100 * share:.1f} % of {count} ({longest:.0f} ms) |")
         lines.append("")
         return lines
 

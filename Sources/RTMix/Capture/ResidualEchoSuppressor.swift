@@ -35,6 +35,11 @@ import CRTMixSupport
 ///   canceller has not been fed yet; while it does (`lookingAhead`), the
 ///   echo-only state takes the echo the reference explains at the
 ///   fallback's full weight.
+///   In a near-end state that began before the filter lost its trust
+///   (the talker was there first: a path change or a reset in double
+///   talk), the fallback is taken at the path gain's low quantile itself
+///   (`talkerFallback`, 0 dB) rather than 10 dB over it, so that the
+///   talker's weaker bins pass while the filter earns its trust back.
 /// - Two states. Near end present (talk found by `NearEndDetector` in two
 ///   consecutive frames, held `nearEndHold` frames): the overdrive above
 ///   (3 dB), so a talker's bins pass. Echo only (otherwise, far end
@@ -201,6 +206,22 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// The fallback's gain is a low quantile of the echo path's: 10 dB
     /// over it (used only while the linear filter is not trusted).
     let fallbackOverdrive: Float
+    /// The fallback's overdrive in a near-end state that began at least
+    /// `talkerLead` frames (0.5 s) before the filter was last distrusted (a
+    /// talker who was there before the filter lost its trust: a moved echo
+    /// path in double talk, a reset): 0 dB over the path gain's low
+    /// quantile. A state that began since may be the moved echo itself,
+    /// read as talk before the filter check or the delay tracker saw the
+    /// move, and a short one before it may be the echo misread as talk
+    /// (CaptureStageTests' bursts opened one 16 frames before their echo
+    /// moved: with a 100 ms lead, 28 dB of it removed instead of 41): both
+    /// keep `fallbackOverdrive`.
+    let talkerFallback: Float
+    static var talkerLead: Int { @_noLocks get { 50 } }
+    /// Frames since the filter was last distrusted or suspected.
+    var sinceDistrust = Int.max / 2
+    /// This frame's fallback overdrive in the bin pass.
+    var binFallback: Float = 10
     let fallLimit: Float
     let riseLimit: Float
     let activity: Float
@@ -223,7 +244,7 @@ struct ResidualEchoSuppressor: ~Copyable {
     init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, echoOnlyFloorDb: Float = -70, overdriveDb: Float = 3,
           echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300,
           noveltyDb: Float = 20, echoOnlyPathWeight: Float = 0.5, talkMicMargin: Float = 4,
-          referenceDecayMs: Int = 800) {
+          referenceDecayMs: Int = 800, talkerFallbackDb: Float = 0) {
         var p = 8
         while p < 2 * frameSize { p <<= 1 }
         let bins = p / 2 + 1
@@ -354,6 +375,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         nearEndHold = max(1, nearEndHoldMs * sampleRate / (1000 * frameSize))
         ddWeight = 0.9
         fallbackOverdrive = 10
+        talkerFallback = rtmix_support_db_to_linear(talkerFallbackDb) * rtmix_support_db_to_linear(talkerFallbackDb)
         leakUp = 1.0046     // +0.02 dB
         leakDown = 0.9772   // −0.1 dB
         fallLimit = 0.1   // −10 dB per frame (power)
@@ -410,6 +432,7 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// fallback estimate until it has converged again.
     @_noLocks
     mutating func distrust() {
+        sinceDistrust = 0
         for k in 0..<lanes { trust[k] = 0 }
         trustStep = 0
         // What the filter used to leave says nothing about the new one:
@@ -424,6 +447,7 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// far aside, for `trustFilterAgain`.
     @_noLocks
     mutating func suspectFilter() {
+        sinceDistrust = 0
         if !suspended {
             for k in 0..<lanes {
                 trustAside[k] = trust[k]
@@ -613,6 +637,9 @@ struct ResidualEchoSuppressor: ~Copyable {
         }
         windowReference(refHistory)
         fft.transformForward(from: zInRe, zInIm, to: re, im)
+        sinceDistrust = min(sinceDistrust + 1, Int.max / 2)
+        binFallback = nearEndFrames > sinceDistrust + ResidualEchoSuppressor.talkerLead ? talkerFallback
+            : fallbackOverdrive
         rfft.forward(from: xInRe, xInIm, to: xr, xi)
         if lookingAhead {
             var k = 0
@@ -834,7 +861,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         let pgNew = pg.replacing(with: g, where: far .& (pX + pX .> xHeld))
         (pathGain + k).storeFloat4(pgNew)
         let linearR = overdrive * leakNew * held
-        let fallbackR = fallbackOverdrive * pgNew * xHeld
+        let fallbackR = binFallback * pgNew * xHeld
         // New in this bin: the filter has not shown it removes echo at
         // this level here; trust it again once it has.
         let slow = (refSlow + k).loadFloat4()
