@@ -268,10 +268,11 @@ final class CaptureStageTests: XCTestCase {
     /// `reference(i)`. Returns the output (one frame late).
     private func suppress(frames: Int, echo: (Int) -> Float, residual: (Int) -> Float, talker: (Int) -> Float,
                           reference: (Int) -> Float, echoOnlyOverdriveDb: Float = 25, echoOnlyFloorDb: Float = -70,
-                          talkerFallbackDb: Float = 0,
+                          talkerFallbackDb: Float = 0, leakAfterDistrustDb: Float = -15,
                           before: (Int, inout ResidualEchoSuppressor) -> Void = { _, _ in }) -> [Float] {
         var s = ResidualEchoSuppressor(frameSize: 160, sampleRate: 16_000, echoOnlyFloorDb: echoOnlyFloorDb,
-                                       echoOnlyOverdriveDb: echoOnlyOverdriveDb, talkerFallbackDb: talkerFallbackDb)!
+                                       echoOnlyOverdriveDb: echoOnlyOverdriveDb, talkerFallbackDb: talkerFallbackDb,
+                                       leakAfterDistrustDb: leakAfterDistrustDb)!
         var out = [Float](repeating: 0, count: frames * 160)
         var mic = [Float](repeating: 0, count: 160), lin = [Float](repeating: 0, count: 160)
         var ref = [Float](repeating: 0, count: 160)
@@ -411,6 +412,51 @@ final class CaptureStageTests: XCTestCase {
         // Measured: −2.1 dB; with the fallback at 10 dB −23.4 dB.
         XCTAssertGreaterThan(toneDb[0], -4)
         XCTAssertLessThan(toneDb[1], toneDb[0] - 10)
+    }
+
+    /// A talker's onset in the seconds after the filter was distrusted
+    /// (a reset or a moved path) while the talker was there: the echo as
+    /// above; a 300 Hz tone 10 dB under the echo talks over 1.5–2.8 s
+    /// (the near-end state still holds at 3 s); the filter is distrusted at
+    /// 3 s, then converges again (its residual 10 dB under the echo, then
+    /// 20 from 3.5 s); the tone starts again at 4 s, in the echo-only
+    /// state. The leak taken after a distrust that falls in a talker's
+    /// near-end state is −15 dB, so the echo-only state's residual (25 dB
+    /// over it) stands 10 dB over the filter's estimate, and the onset
+    /// passes once the near-end detector has seen it. At a leak of 1 (as
+    /// after any other distrust) the residual stood 25 dB over the
+    /// estimate. Printed: the tone out over in over its first 0.1 s, and
+    /// the echo removed over 3.2–4 s, with the default and with a leak
+    /// of 1.
+    func testATalkersOnsetAfterADistrustPasses() {
+        var noise = EchoSim.Noise(seed: 41)
+        let n = 96_000, distrustFrame = 300, onset = 64_000
+        let echo = (0..<n).map { _ in 0.2 * noise.next() }
+        let a: Float = 0.2 * powf(10, -10 / 20) * Float(2).squareRoot()
+        let win = 1_600
+        let tone = (0..<n).map { i in
+            i >= onset || (i >= 24_000 && i < 44_800) ? a * sinf(2 * Float.pi * 300 * Float(i) / 16_000) : 0
+        }
+        var toneDb: [Double] = [], removed: [Double] = []
+        for leakDb: Float in [-15, 0] {
+            let start = CaptureStart(samples: n, seed: 42)
+            let cut = distrustFrame * 160
+            let y = suppress(frames: n / 160, echo: start.later { echo[$0] },
+                             residual: start.output { $0 < cut ? 0.01 * echo[$0] : ($0 < 56_000 ? 0.316 : 0.1) * echo[$0] },
+                             talker: { tone[$0] }, reference: start.later { echo[$0] },
+                             leakAfterDistrustDb: leakDb) { f, s in
+                if f == distrustFrame { s.distrust() }
+            }
+            toneDb.append(20 * log10(amplitude300({ y[$0 + 160] }, onset, onset + win)
+                                     / amplitude300({ tone[$0] }, onset, onset + win)))
+            removed.append(10 * log10(power(51_200, onset, { 0.1 * echo[$0] + 0.216 * ($0 < 56_000 ? echo[$0] : 0) })
+                                      / power(51_360, onset + 160, { y[$0] })))
+        }
+        print("onset after a distrust: tone \(toneDb[0]) dB, echo removed \(removed[0]) dB "
+              + "(leak 1 after the distrust: \(toneDb[1]) dB, \(removed[1]) dB)")
+        XCTAssertGreaterThan(toneDb[0], -8)
+        XCTAssertLessThan(toneDb[1], toneDb[0] - 10)
+        XCTAssertGreaterThan(removed[0], 40)
     }
 
     /// A dry echo path (no room: the echo stops when the reference stops, as

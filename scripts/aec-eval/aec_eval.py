@@ -457,6 +457,11 @@ class Eval:
                 s = Scene(rate, far, media, jump_at_s=at, jump_ms=jump, delay_ms=d0, rir=self.rir)
                 extra = ["--delay-ms", str(hint)] if hint is not None else []
                 jobs.append((rate, label, at, s, None, self.submit(s, f"c-{rate}-jump{i}", extra, "hint" if extra else "auto")))
+            # The same double talk without the jump: what the talker loses
+            # anyway (onsets), against which the jump's rows are read.
+            s0 = Scene(rate, far, media, jump_at_s=10.0, jump_ms=0, near=near, rir=self.rir)
+            jobs.append((rate, "no jump, double talk (the same scene)", 10.0, s0, 8.0,
+                         self.submit(s0, f"c-{rate}-dt0", [], "auto")))
             s = Scene(rate, far, media, jump_at_s=10.0, jump_ms=100, near=near, rir=self.rir)
             jobs.append((rate, "+100 ms at 10.00 s, double talk", 10.0, s, 8.0, self.submit(s, f"c-{rate}-dt", [], "auto")))
             jobs.append((rate, "+100 ms at 10.00 s, double talk, hint 41 ms", 10.0, s, 8.0,

@@ -39,7 +39,10 @@ import CRTMixSupport
 ///   (the talker was there first: a path change or a reset in double
 ///   talk), the fallback is taken at the path gain's low quantile itself
 ///   (`talkerFallback`, 0 dB) rather than 10 dB over it, so that the
-///   talker's weaker bins pass while the filter earns its trust back.
+///   talker's weaker bins pass while the filter earns its trust back; and
+///   the new filter's leak is taken as −15 dB rather than 1, so that the
+///   talker's next onset in the echo-only state need not stand 25 dB over
+///   the new filter's estimate.
 /// - Two states. Near end present (talk found by `NearEndDetector` in two
 ///   consecutive frames, held `nearEndHold` frames): the overdrive above
 ///   (3 dB), so a talker's bins pass. Echo only (otherwise, far end
@@ -218,6 +221,9 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// keep `fallbackOverdrive`.
     let talkerFallback: Float
     static var talkerLead: Int { @_noLocks get { 50 } }
+    /// The leak assumed after a `distrust` that falls in a talker's
+    /// near-end state (power; −15 dB by default).
+    let leakAfterDistrust: Float
     /// Frames since the filter was last distrusted or suspected.
     var sinceDistrust = Int.max / 2
     /// This frame's fallback overdrive in the bin pass.
@@ -244,7 +250,7 @@ struct ResidualEchoSuppressor: ~Copyable {
     init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, echoOnlyFloorDb: Float = -70, overdriveDb: Float = 3,
           echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300,
           noveltyDb: Float = 20, echoOnlyPathWeight: Float = 0.5, talkMicMargin: Float = 4,
-          referenceDecayMs: Int = 800, talkerFallbackDb: Float = 0) {
+          referenceDecayMs: Int = 800, talkerFallbackDb: Float = 0, leakAfterDistrustDb: Float = -15) {
         var p = 8
         while p < 2 * frameSize { p <<= 1 }
         let bins = p / 2 + 1
@@ -376,6 +382,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         ddWeight = 0.9
         fallbackOverdrive = 10
         talkerFallback = rtmix_support_db_to_linear(talkerFallbackDb) * rtmix_support_db_to_linear(talkerFallbackDb)
+        leakAfterDistrust = rtmix_support_db_to_linear(leakAfterDistrustDb) * rtmix_support_db_to_linear(leakAfterDistrustDb)
         leakUp = 1.0046     // +0.02 dB
         leakDown = 0.9772   // −0.1 dB
         fallLimit = 0.1   // −10 dB per frame (power)
@@ -436,8 +443,19 @@ struct ResidualEchoSuppressor: ~Copyable {
         for k in 0..<lanes { trust[k] = 0 }
         trustStep = 0
         // What the filter used to leave says nothing about the new one:
-        // assume it leaves all of its estimate until learnt again.
-        for k in 0..<lanes { leak[k] = 1 }
+        // assume it leaves all of its estimate until learnt again; with a
+        // talker there (a near-end state of `talkerLead` frames), a good
+        // share of it (`leakAfterDistrust`, −15 dB). The echo-only state
+        // takes the residual 25 dB over the leak's estimate: at a leak of
+        // 1 the talker's next onset, in the seconds after a path change
+        // in double talk, had to stand 25 dB over the new filter's
+        // estimate to pass (cut by 28–40 dB for 80 ms). After any distrust
+        // (−15 dB everywhere) the echo of re-converging filters leaked: on
+        // the recorded rooms far-end single-talk AECMOS fell by up to 1.2
+        // in the big rooms and live-loopback replays by up to 10 dB
+        // (docs/capture.md).
+        let assumed: Float = nearEndFrames >= ResidualEchoSuppressor.talkerLead ? leakAfterDistrust : 1
+        for k in 0..<lanes { leak[k] = assumed }
         suspended = false
     }
 
