@@ -49,7 +49,10 @@
 /// per-bin trust and leak are put aside, the fallback from the reference
 /// and the path gain carries the frame), hands it back when cleared
 /// (`trustFilterAgain`: the filter did not need re-learning, as after a
-/// false alarm), and runs the delay estimator at its full rate meanwhile.
+/// false alarm), runs the delay estimator at its full rate meanwhile, and
+/// folds the reference already played ahead of the aligned frame into the
+/// suppressor's held reference (`CaptureProcessor.lookAhead`: a path that
+/// got shorter brings the echo of reference not yet fed to the canceller).
 /// Plain stored values; no allocation.
 struct EchoFilterCheck {
     /// The last three frames' mean powers of the linear stage's output

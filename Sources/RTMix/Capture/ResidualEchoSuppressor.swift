@@ -533,8 +533,9 @@ struct ResidualEchoSuppressor: ~Copyable {
         }
     }
 
-    /// The reference is aligned with the echo again (or the filter is
-    /// right): the held reference no longer takes in what lies ahead.
+    /// The delay tracker moved the reference (it is aligned with the echo
+    /// again) or the look-ahead ran its course: the held reference no
+    /// longer takes in what lies ahead.
     @_noLocks
     mutating func stopLookingAhead() {
         guard lookingAhead else { return }
