@@ -653,7 +653,7 @@ final class CaptureStageTests: XCTestCase {
     /// noise bursts (0.3 s on, 0.5 s off), so the held reference has not
     /// seen a burst's onset when its echo arrives. Suspected at the jump,
     /// with the reference ahead folded in (`foldAhead`, as
-    /// `CaptureProcessor.lookAhead` does: 200 ms at once, then the newest
+    /// `CaptureProcessor.startLookingAhead` does: 200 ms at once, then the newest
     /// window each frame) the fallback explains the echo; without it
     /// every burst's first 100 ms passes.
     func testTheReferenceAheadExplainsAnEchoThatArrivesBeforeIt() {

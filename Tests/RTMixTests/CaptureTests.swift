@@ -218,7 +218,7 @@ final class CaptureTests: XCTestCase {
     /// that the canceller, still aligned 160 ms back, has not been fed
     /// yet. The filter check sees the filter wrong in the first frames and
     /// the suppressor takes in the reference already played ahead of the
-    /// aligned frame (`CaptureProcessor.lookAhead`) until the delay
+    /// aligned frame (`CaptureProcessor.startLookingAhead`) until the delay
     /// tracker has moved the reference. Measured: 0.25 s windows from the
     /// jump 51 66 63 dB, then 66–70; without the look-ahead
     /// (`aheadMs` 0) 40 37 17; with it ended when the filter check finds

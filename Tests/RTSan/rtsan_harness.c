@@ -674,27 +674,7 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
         CHECK(noise_id != 0);
         c.fixed_hint = 1;
         c.clean = 1;
-        rtmix_engine_stats_init(&js);
-        CHECK(rtmix_engine_get_stats(c.e, &js) == RTMIX_OK);
-        changes_before = js.aec_delay_changes;
-        for (i = 0; i < 800; i++) {
-            if (i == 400) c.echo_lag = 1920 + 4800;
-            for (k = 0; k < 480; k++) {
-                seed = seed * 1664525u + 1013904223u;
-                noise[k] = 0.3f * ((float)(seed >> 8) / 8388608.0f - 1.0f);
-            }
-            (void)rtmix_source_push_f32(c.e, noise_id, noise, 480, NULL);
-            if (rt_duplex(&c, outf, 480, 0, i + 1) == RTMIX_OK) duplex_calls++;
-            sleep_us(2500);
-        }
-        rtmix_engine_stats_init(&js);
-        CHECK(rtmix_engine_get_stats(c.e, &js) == RTMIX_OK);
-        printf("capture %u Hz jump +100 ms: delay %.1f ms (source %d), %llu delay changes in the phase\n", cap_rate,
-               js.aec_delay_ms, (int)js.aec_delay_source,
-               (unsigned long long)(js.aec_delay_changes - changes_before));
-        CHECK(js.aec_delay_changes > changes_before);
-        CHECK(js.aec_delay_ms > 130.0f && js.aec_delay_ms < 150.0f);
-        /* Then the path gets 100 ms shorter for 4 s: the echo comes from
+        /* In the second jump the path gets 100 ms shorter: the echo comes from
          * reference not yet fed to the canceller, and the delay tracker
          * follows it back. The filter check (and the suppressor's
          * look-ahead it starts) acts only on a canceller that has removed
@@ -702,26 +682,37 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
          * lets it do (at 16 kHz it is decimated without a filter): a plain
          * build of this harness reached the look-ahead once in one run,
          * so this phase does not prove it; `@_noLocks` on
-         * `CaptureProcessor.lookAhead`, `ResidualEchoSuppressor.foldAhead`
+         * `CaptureProcessor.startLookingAhead` and `lookAheadOneFrame`, `ResidualEchoSuppressor.foldAhead`
          * and `ReferenceHistory.mono` does, at compile time. */
-        changes_before = js.aec_delay_changes;
-        for (i = 0; i < 400; i++) {
-            if (i == 0) c.echo_lag = 1920;
-            for (k = 0; k < 480; k++) {
-                seed = seed * 1664525u + 1013904223u;
-                noise[k] = 0.3f * ((float)(seed >> 8) / 8388608.0f - 1.0f);
-            }
-            (void)rtmix_source_push_f32(c.e, noise_id, noise, 480, NULL);
-            if (rt_duplex(&c, outf, 480, 0, i + 1) == RTMIX_OK) duplex_calls++;
-            sleep_us(2500);
-        }
+        static const struct {
+            const char *label;
+            long blocks, moved_at; /* 10 ms blocks; the echo moves at that block */
+            uint32_t lag;          /* the echo's lag from then on */
+            float lo_ms, hi_ms;    /* where the delay in use must end */
+        } jumps[] = {{"+100 ms", 800, 400, 1920 + 4800, 130.0f, 150.0f}, {"-100 ms", 400, 0, 1920, 30.0f, 50.0f}};
+        unsigned p;
         rtmix_engine_stats_init(&js);
         CHECK(rtmix_engine_get_stats(c.e, &js) == RTMIX_OK);
-        printf("capture %u Hz jump -100 ms: delay %.1f ms (source %d), %llu delay changes in the phase\n", cap_rate,
-               js.aec_delay_ms, (int)js.aec_delay_source,
-               (unsigned long long)(js.aec_delay_changes - changes_before));
-        CHECK(js.aec_delay_changes > changes_before);
-        CHECK(js.aec_delay_ms > 30.0f && js.aec_delay_ms < 50.0f);
+        for (p = 0; p < sizeof jumps / sizeof jumps[0]; p++) {
+            changes_before = js.aec_delay_changes;
+            for (i = 0; i < jumps[p].blocks; i++) {
+                if (i == jumps[p].moved_at) c.echo_lag = jumps[p].lag;
+                for (k = 0; k < 480; k++) {
+                    seed = seed * 1664525u + 1013904223u;
+                    noise[k] = 0.3f * ((float)(seed >> 8) / 8388608.0f - 1.0f);
+                }
+                (void)rtmix_source_push_f32(c.e, noise_id, noise, 480, NULL);
+                if (rt_duplex(&c, outf, 480, 0, i + 1) == RTMIX_OK) duplex_calls++;
+                sleep_us(2500);
+            }
+            rtmix_engine_stats_init(&js);
+            CHECK(rtmix_engine_get_stats(c.e, &js) == RTMIX_OK);
+            printf("capture %u Hz jump %s: delay %.1f ms (source %d), %llu delay changes in the phase\n", cap_rate,
+                   jumps[p].label, js.aec_delay_ms, (int)js.aec_delay_source,
+                   (unsigned long long)(js.aec_delay_changes - changes_before));
+            CHECK(js.aec_delay_changes > changes_before);
+            CHECK(js.aec_delay_ms > jumps[p].lo_ms && js.aec_delay_ms < jumps[p].hi_ms);
+        }
     }
 
     rtmix_engine_stats_init(&es);

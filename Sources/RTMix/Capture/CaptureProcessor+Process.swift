@@ -105,9 +105,9 @@ extension CaptureProcessor {
     /// the suppressor's held reference has seen (a −100 ms jump leaked for
     /// 0.75–1 s, until the delay tracker moved the reference). The
     /// reference already played, up to `aheadMs` past the aligned frame,
-    /// is folded into the suppressor's held reference: all of it when
-    /// `starting` (up to 30 real transforms in that frame), then each
-    /// frame the newest window (one), until the delay tracker moves the
+    /// is folded into the suppressor's held reference: all of it here (up
+    /// to 30 real transforms in this frame), then each frame the newest
+    /// window (one, `lookAheadOneFrame`), until the delay tracker moves the
     /// reference or `aheadFrames` pass since the last suspicion. Not
     /// ended when the filter check finds the filter right again: a filter
     /// that predicts tonal music from the reference it has can remove
@@ -115,31 +115,40 @@ extension CaptureProcessor {
     /// (`CaptureTests.testAShorterEchoPathIsSuppressedFromTheReferenceAhead`:
     /// 17 dB in the window before the move when it ended there, 63 now).
     @_noLocks
-    mutating func lookAhead(starting: Bool) {
-        if !starting {
-            aheadLeft -= 1
-            if aheadLeft <= 0 {
-                stopLookingAhead()
-                return
-            }
-        }
-        let size = frameSize
+    mutating func startLookingAhead() {
         let aligned = framer.framed + Int64(delay.kFeed)
-        let span = min(CaptureProcessor.aheadMs * rate / 1000, reference.heldAhead(of: aligned, count: size))
-            / size * size
+        let span = aheadSpan(aligned: aligned)
         guard span > 0 else { return }
-        if !starting {
-            reference.mono(from: aligned + Int64(span - size), count: 2 * size, into: aheadWindow)
-            suppressor.foldAhead(aheadWindow)
-            return
-        }
         aheadLeft = CaptureProcessor.aheadFrames
         var offset = 0
         while offset < span {
-            reference.mono(from: aligned + Int64(offset), count: 2 * size, into: aheadWindow)
+            reference.mono(from: aligned + Int64(offset), count: 2 * frameSize, into: aheadWindow)
             suppressor.foldAhead(aheadWindow)
-            offset += size
+            offset += frameSize
         }
+    }
+
+    /// A frame of a look-ahead under way: the newest window, or the end.
+    @_noLocks
+    mutating func lookAheadOneFrame() {
+        aheadLeft -= 1
+        if aheadLeft <= 0 {
+            stopLookingAhead()
+            return
+        }
+        let aligned = framer.framed + Int64(delay.kFeed)
+        let span = aheadSpan(aligned: aligned)
+        guard span > 0 else { return }
+        reference.mono(from: aligned + Int64(span - frameSize), count: 2 * frameSize, into: aheadWindow)
+        suppressor.foldAhead(aheadWindow)
+    }
+
+    /// How far past the frame aligned at `aligned` the look-ahead reaches:
+    /// `aheadMs`, or what the history holds, in whole frames.
+    @_noLocks
+    func aheadSpan(aligned: Int64) -> Int {
+        min(CaptureProcessor.aheadMs * rate / 1000, reference.heldAhead(of: aligned, count: frameSize))
+            / frameSize * frameSize
     }
 
     @_noLocks
@@ -188,18 +197,22 @@ extension CaptureProcessor {
             // 4a. is the filter's estimate still the echo? Decided before
             // the suppressor runs, so that a moved echo path is suppressed
             // from the frame it is seen in.
-            var startAhead = false
+            var started = false
             switch check.frame(powers, echoOnly: suppressor.nearEndFrames == 0) {
             case .none: break
             case .wrong:
                 suppressor.suspectFilter()
-                startAhead = aheadLeft == 0
-                if !startAhead { aheadLeft = CaptureProcessor.aheadFrames + 1 }
+                if aheadLeft == 0 {
+                    startLookingAhead()
+                    started = true
+                } else {
+                    aheadLeft = CaptureProcessor.aheadFrames + 1  // this frame's step takes one
+                }
             case .right:
                 suppressor.trustFilterAgain()
             case .lapsed: suppressor.forgetSuspicion()
             }
-            if startAhead || aheadLeft > 0 { lookAhead(starting: startAhead) }
+            if aheadLeft > 0 && !started { lookAheadOneFrame() }
             // While it is suspected, the delay estimator hops at its full
             // rate: the echo may be at a new delay.
             if check.suspect { delay.talkerActive() }

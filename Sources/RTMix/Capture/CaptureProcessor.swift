@@ -19,7 +19,7 @@
 ///    `EchoFilterCheck`: whether its echo estimate is still the echo (a
 ///    moved echo path, seen in the first frames after the move; the
 ///    suppressor then also takes in the reference already played ahead of
-///    the aligned frame, `lookAhead`, where a shorter path's echo comes
+///    the aligned frame, `startLookingAhead`, where a shorter path's echo comes
 ///    from);
 ///    `EchoSlideTracker`: the echo's slide (drift) from the signal;
 /// 5. `ResidualEchoSuppressor`: per-bin residual-echo suppression;
@@ -53,7 +53,7 @@ struct CaptureProcessor: ~Copyable {
     /// as the suppressor sees it, one frame late like the preprocessor)].
     let frameEcho: UnsafeMutablePointer<Float>
     /// Two frames of the reference ahead of the aligned one, for the
-    /// suppressor's look-ahead (`lookAhead`).
+    /// suppressor's look-ahead (`startLookingAhead`).
     let aheadWindow: UnsafeMutablePointer<Float>
     /// Frames the suppressor still looks ahead (0: it does not).
     var aheadLeft = 0

@@ -51,7 +51,7 @@
 /// (`trustFilterAgain`: the filter did not need re-learning, as after a
 /// false alarm), runs the delay estimator at its full rate meanwhile, and
 /// folds the reference already played ahead of the aligned frame into the
-/// suppressor's held reference (`CaptureProcessor.lookAhead`: a path that
+/// suppressor's held reference (`CaptureProcessor.startLookingAhead`: a path that
 /// got shorter brings the echo of reference not yet fed to the canceller).
 /// Plain stored values; no allocation.
 struct EchoFilterCheck {

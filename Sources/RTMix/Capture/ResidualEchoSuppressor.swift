@@ -226,6 +226,11 @@ struct ResidualEchoSuppressor: ~Copyable {
     let leakAfterDistrust: Float
     /// Frames since the filter was last distrusted or suspected.
     var sinceDistrust = Int.max / 2
+    /// The near-end state began at least `talkerLead` frames before the
+    /// filter was last distrusted or suspected.
+    var talkerThereFirst: Bool {
+        @_noLocks get { nearEndFrames >= sinceDistrust + ResidualEchoSuppressor.talkerLead }
+    }
     /// This frame's fallback overdrive in the bin pass.
     var binFallback: Float = 10
     let fallLimit: Float
@@ -454,7 +459,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         // the recorded rooms far-end single-talk AECMOS fell by up to 1.2
         // in the big rooms and live-loopback replays by up to 10 dB
         // (docs/capture.md).
-        let assumed: Float = nearEndFrames >= ResidualEchoSuppressor.talkerLead ? leakAfterDistrust : 1
+        let assumed: Float = talkerThereFirst ? leakAfterDistrust : 1
         for k in 0..<lanes { leak[k] = assumed }
         suspended = false
     }
@@ -657,8 +662,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         windowReference(refHistory)
         fft.transformForward(from: zInRe, zInIm, to: re, im)
         sinceDistrust = min(sinceDistrust + 1, Int.max / 2)
-        binFallback = nearEndFrames > sinceDistrust + ResidualEchoSuppressor.talkerLead ? talkerFallback
-            : fallbackOverdrive
+        binFallback = talkerThereFirst ? talkerFallback : fallbackOverdrive
         rfft.forward(from: xInRe, xInIm, to: xr, xi)
         if lookingAhead {
             var k = 0
