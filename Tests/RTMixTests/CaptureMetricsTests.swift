@@ -8,13 +8,7 @@ final class CaptureMetricsTests: XCTestCase {
     func withLink(_ body: (borrowing CaptureLink) -> Void) {
         var config = EngineConfig()
         config.captureRate = 16_000
-        let clock = UnsafeMutablePointer<EngineClock>.allocate(capacity: 1)
-        clock.initialize(to: EngineClock())
-        defer { clock.deallocate() }
-        do {
-            let link = CaptureLink(config: config, clock: clock)!
-            body(link)
-        }
+        withCaptureLink(config, body)
     }
 
     func powers(mic: Float, reference: Float, linear: Float, output: Float) -> EchoCanceller.FramePowers {

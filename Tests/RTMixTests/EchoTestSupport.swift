@@ -341,3 +341,15 @@ extension EchoSim {
         return out
     }
 }
+
+/// Runs `body` with a capture link for `config` on an engine clock of its
+/// own (capture stages tested without an engine).
+func withCaptureLink(_ config: EngineConfig, _ body: (borrowing CaptureLink) -> Void) {
+    let clock = UnsafeMutablePointer<EngineClock>.allocate(capacity: 1)
+    clock.initialize(to: EngineClock())
+    defer { clock.deallocate() }
+    do {
+        let link = CaptureLink(config: config, clock: clock)!
+        body(link)
+    }
+}

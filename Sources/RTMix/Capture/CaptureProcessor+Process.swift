@@ -157,9 +157,37 @@ extension CaptureProcessor {
         suppressor.stopLookingAhead()
     }
 
+    /// How long speexdsp's residual-echo suppression pauses after the echo
+    /// path moved or the canceller diverged (`filterLost`): 5 s.
+    static var residualPauseSeconds: Int { @_noLocks get { 5 } }
+
+    /// The filter in use is lost: a delay known before moved (the echo
+    /// path changed) or the canceller diverged and was reset, after the
+    /// filter had converged (`EchoFilterCheck.hasConverged`), with a talker
+    /// in the room (the suppressor in a near-end state). speexdsp's
+    /// own residual-echo suppression, which takes the residual as one
+    /// leak estimate for all bands times its filter's estimate, cuts a
+    /// talker while that filter re-learns (an onset 34 dB down for 60 ms,
+    /// 3.4 s after a move in double talk): it pauses for
+    /// `residualPauseSeconds`, and the residual-echo suppressor, which
+    /// meanwhile falls back on the reference and the path gain and keeps
+    /// a talker who was there first, carries the frames alone. Not when
+    /// the filter had not converged (the first delay adopted, a wrong hint
+    /// replaced: nothing had been learnt; a pause at the first adoption
+    /// moved the recorded rooms' far-end single talk and the talker's
+    /// first seconds), nor with the far end alone (there is no talker to
+    /// keep, and the live-loopback replays lost up to 22 dB of echo
+    /// removal; docs/capture.md). Call before `filterRestarted`.
+    @_noLocks
+    mutating func filterLost() {
+        guard check.hasConverged && suppressor.nearEndFrames > 0 else { return }
+        canceller.pauseResidualSuppression(frames: CaptureProcessor.residualPauseSeconds * rate / frameSize)
+    }
+
     /// A new delay in use: what it means for the canceller and suppressor.
     @_noLocks
     mutating func delayChanged(_ change: DelayTracker.Change, link: borrowing CaptureLink) {
+        if change.pathChanged { filterLost() }
         if change.restartCanceller { canceller.reset() }
         filterRestarted()
         stopLookingAhead()
@@ -248,6 +276,7 @@ extension CaptureProcessor {
         }
         if powers.reference > 1e-6 { delay.linearFrame(mic: powers.mic, linear: powers.linear) }
         if metrics.frame(powers, doubleTalk: talking, linearActive: canceller.echo != nil, link: link) {
+            filterLost()
             canceller.reset()
             filterRestarted()
             suppressor.distrust()

@@ -47,6 +47,12 @@ struct EchoCanceller: ~Copyable {
     let out16: UnsafeMutablePointer<Int16>
     /// mdf.c's reset test mirrored (see `watch`).
     let watchState: UnsafeMutablePointer<Float>
+    /// The preprocessor runs speexdsp's residual-echo suppression (it was
+    /// given the echo state).
+    let residualSuppression: Bool
+    /// Frames left in a pause of that suppression
+    /// (`pauseResidualSuppression`; one element).
+    let pauseLeft: UnsafeMutablePointer<Int>
     /// Bytes of the buffers above (speexdsp's own state not counted).
     let allocatedBytes: Int
 
@@ -57,7 +63,8 @@ struct EchoCanceller: ~Copyable {
         guard let m = batch.allocate(repeating: Int16(0), count: frameSize),
               let r = batch.allocate(repeating: Int16(0), count: frameSize * speakers),
               let o = batch.allocate(repeating: Int16(0), count: frameSize),
-              let w = batch.allocate(repeating: Float(0), count: 9) else { return nil }
+              let w = batch.allocate(repeating: Float(0), count: 9),
+              let pl = batch.allocate(repeating: 0, count: 1) else { return nil }
         var rate = Int32(sampleRate)
         var echoState: OpaquePointer? = nil
         if tailMs > 0 {
@@ -105,6 +112,8 @@ struct EchoCanceller: ~Copyable {
         let den2: Double = rd * rd + 0.7 * gap * gap
         w[6] = Float(den2)
         watchState = w
+        pauseLeft = pl
+        residualSuppression = residual && pre != nil
         allocatedBytes = batch.commit()
     }
 
@@ -115,6 +124,7 @@ struct EchoCanceller: ~Copyable {
         Allocation.free(ref16)
         Allocation.free(out16)
         Allocation.free(watchState)
+        Allocation.free(pauseLeft)
     }
 
     /// Cancels the echo of `reference` (one frame, `speakers` interleaved
@@ -166,6 +176,12 @@ struct EchoCanceller: ~Copyable {
             powers.linear = powers.mic
         }
         if let p = preprocess {
+            if pauseLeft[0] > 0 {
+                pauseLeft[0] -= 1
+                if pauseLeft[0] == 0, let e = echo {
+                    _ = _unsafePerformance { speex_preprocess_ctl(p, SPEEX_PREPROCESS_SET_ECHO_STATE, UnsafeMutableRawPointer(e)) }
+                }
+            }
             _ = _unsafePerformance { speex_preprocess_run(p, o) }
             if echoEstimate == nil { powers.output = back * EchoCanceller.power(o, count: n) }
         } else {
@@ -340,6 +356,26 @@ struct EchoCanceller: ~Copyable {
     func impulseResponse(into taps: UnsafeMutablePointer<Int32>) {
         guard let e = echo else { return }
         _ = _unsafePerformance { speex_echo_ctl(e, SPEEX_ECHO_GET_IMPULSE_RESPONSE, taps) }
+    }
+
+    /// Pauses speexdsp's residual-echo suppression for the next `frames`
+    /// frames (a pause under way runs for `frames` from now); nothing when
+    /// it is off. It takes the residual echo as its filter's echo estimate
+    /// times one leak estimate for all bands, and floors its gain 40 dB
+    /// down where it finds no speech (15 dB with speech). While its filter
+    /// re-learns a moved echo path, that leak is large, and it cut a
+    /// talker's onsets by up to 34 dB for 60 ms, seconds after the move,
+    /// before the residual-echo suppressor after it could see them
+    /// (`CaptureProcessor.residualPauseSeconds`, docs/capture.md).
+    /// Real-time safe: `speex_preprocess_ctl` only swaps a pointer for
+    /// this request.
+    @_noLocks
+    func pauseResidualSuppression(frames: Int) {
+        guard residualSuppression, let p = preprocess, frames > 0 else { return }
+        if pauseLeft[0] == 0 {
+            _ = _unsafePerformance { speex_preprocess_ctl(p, SPEEX_PREPROCESS_SET_ECHO_STATE, nil) }
+        }
+        pauseLeft[0] = frames
     }
 
     /// Forgets the adapted echo path (after divergence); the preprocessor's

@@ -63,6 +63,9 @@ struct EchoFilterCheck {
     /// Share of recent far-end frames (one-pole, 0.02 a frame: ~1 s) in
     /// which the filter removed 20 dB.
     private(set) var converged: Float = 0
+    /// `converged` has been over `convergedShare` since the last
+    /// `restart`: the filter learnt the echo path it models.
+    private(set) var hasConverged = false
     /// The microphone's peak power in far-end frames, falling 20 dB a
     /// second.
     private var level: Float = 0
@@ -113,6 +116,7 @@ struct EchoFilterCheck {
         cross = (cross.1, cross.2, p.errorEcho)
         guard p.reference > 1e-6 && p.mic > 1e-7 else { return .none }
         converged += 0.02 * ((p.linear < 0.01 * p.mic ? 1 : 0) - converged)
+        if converged > EchoFilterCheck.convergedShare { hasConverged = true }
         level = max(p.mic, level * EchoFilterCheck.levelDecay)
         sinceEchoOnly = echoOnly ? 0 : min(sinceEchoOnly + 1, Int.max / 2)
         let see = error.0 + error.1 + error.2, syy = estimate.0 + estimate.1 + estimate.2
@@ -150,5 +154,6 @@ struct EchoFilterCheck {
     mutating func restart() {
         suspect = false
         converged = 0
+        hasConverged = false
     }
 }

@@ -1,0 +1,107 @@
+import XCTest
+import CSpeexDSP
+@testable import RTMix
+
+/// `EchoCanceller` (capture stage 4): the pause of speexdsp's residual-echo
+/// suppression after the filter in use is lost (the canceller's other
+/// behaviour: `EchoCancellerQuietTests`, `EchoFilterCheckTests`).
+final class EchoCancellerTests: XCTestCase {
+    /// The echo state the preprocessor holds (nil: its residual-echo
+    /// suppression is off).
+    private func heldEchoState(_ c: borrowing EchoCanceller) -> OpaquePointer? {
+        guard let p = c.preprocess else { return nil }
+        var state: OpaquePointer? = nil
+        _ = speex_preprocess_ctl(p, SPEEX_PREPROCESS_GET_ECHO_STATE, &state)
+        return state
+    }
+
+    func testAPauseLetsGoOfTheEchoStateForItsFramesOnly() throws {
+        let n = 160
+        guard let c = EchoCanceller(frameSize: n, sampleRate: 16_000, tailMs: 200, speakers: 1,
+                                    noiseSuppression: true, echoSuppression: true, agc: false) else {
+            return XCTFail("allocation failed")
+        }
+        XCTAssertTrue(c.residualSuppression)
+        XCTAssertNotNil(heldEchoState(c))
+        XCTAssertEqual(heldEchoState(c), c.echo)
+        let mic = [Float](repeating: 0.01, count: n), ref = [Float](repeating: 0.01, count: n)
+        var out = [Float](repeating: 0, count: n)
+        c.pauseResidualSuppression(frames: 3)
+        XCTAssertNil(heldEchoState(c))
+        for frame in 0..<3 {
+            _ = c.process(mic: mic, reference: ref, out: &out)
+            if frame < 2 { XCTAssertNil(heldEchoState(c), "frame \(frame)") }
+        }
+        // The third frame's call ran with it again.
+        XCTAssertEqual(heldEchoState(c), c.echo)
+        // A pause asked for during one runs from the last request.
+        c.pauseResidualSuppression(frames: 2)
+        _ = c.process(mic: mic, reference: ref, out: &out)
+        c.pauseResidualSuppression(frames: 2)
+        _ = c.process(mic: mic, reference: ref, out: &out)
+        XCTAssertNil(heldEchoState(c))
+        _ = c.process(mic: mic, reference: ref, out: &out)
+        XCTAssertEqual(heldEchoState(c), c.echo)
+        // Bad input: nothing changes.
+        c.pauseResidualSuppression(frames: 0)
+        c.pauseResidualSuppression(frames: -5)
+        XCTAssertEqual(heldEchoState(c), c.echo)
+        XCTAssertEqual(c.pauseLeft[0], 0)
+    }
+
+    func testAPauseDoesNothingWithoutResidualEchoSuppression() throws {
+        guard let c = EchoCanceller(frameSize: 160, sampleRate: 16_000, tailMs: 200, speakers: 1,
+                                    noiseSuppression: true, echoSuppression: false, agc: false) else {
+            return XCTFail("allocation failed")
+        }
+        XCTAssertFalse(c.residualSuppression)
+        XCTAssertNil(heldEchoState(c))
+        c.pauseResidualSuppression(frames: 10)
+        XCTAssertEqual(c.pauseLeft[0], 0)
+        XCTAssertNil(heldEchoState(c))
+    }
+
+    /// The capture path pauses it when a delay known before moves (the
+    /// echo path changed) after the filter had converged, with a talker
+    /// there (a near-end state), for `CaptureProcessor.residualPauseSeconds`;
+    /// not when the filter had not converged (a wrong hint replaced at the
+    /// start), nor with the far end alone, nor for a change that is no move.
+    func testTheCapturePathPausesItWhenAConvergedFiltersEchoPathMoves() throws {
+        var config = EngineConfig()
+        config.captureRate = 16_000
+        withCaptureLink(config) { link in
+            guard var p = CaptureProcessor(config: config) else { return XCTFail("allocation failed") }
+            XCTAssertTrue(p.canceller.residualSuppression)
+            func change(pathChanged: Bool) -> DelayTracker.Change {
+                DelayTracker.Change(samples: 2560, source: 2, pathChanged: pathChanged, restartCanceller: false,
+                                    distrust: true)
+            }
+            func converge(_ p: inout CaptureProcessor) {
+                var f = EchoCanceller.FramePowers()
+                f.mic = 1e-2
+                f.reference = 1e-2
+                f.linear = 1e-5  // 30 dB removed
+                for _ in 0..<40 { _ = p.check.frame(f, echoOnly: true) }
+            }
+            p.suppressor.nearEndFrames = 60
+            // A hint replaced before the filter learnt anything.
+            p.delayChanged(change(pathChanged: true), link: link)
+            XCTAssertEqual(p.canceller.pauseLeft[0], 0)
+            // The far end alone.
+            converge(&p)
+            p.suppressor.nearEndFrames = 0
+            p.delayChanged(change(pathChanged: true), link: link)
+            XCTAssertEqual(p.canceller.pauseLeft[0], 0)
+            p.suppressor.nearEndFrames = 60
+            converge(&p)
+            XCTAssertTrue(p.check.hasConverged)
+            p.delayChanged(change(pathChanged: false), link: link)
+            XCTAssertEqual(p.canceller.pauseLeft[0], 0)
+            XCTAssertFalse(p.check.hasConverged)  // the change restarted the check
+            converge(&p)
+            p.delayChanged(change(pathChanged: true), link: link)
+            XCTAssertEqual(p.canceller.pauseLeft[0], CaptureProcessor.residualPauseSeconds * 100)
+            XCTAssertNil(heldEchoState(p.canceller))
+        }
+    }
+}
