@@ -114,6 +114,33 @@ final class EchoFilterCheckTests: XCTestCase {
         }
     }
 
+    /// A filter in a room that rings (it removes 15 dB, never 20) is judged
+    /// once it has run 5 s since its last restart, not before (a filter
+    /// re-learning after a restart removes 10 dB long before it settles);
+    /// one that removes only 6 dB never is.
+    func testAFilterRemovingTenToTwentyDecibelsIsJudgedOnceSettled() {
+        let e15: Float = 0.01 * powf(10, -1.5)
+        var young = EchoFilterCheck()
+        for _ in 0..<300 { XCTAssertEqual(young.frame(powers(e: e15, y: 0.01, ey: 0), echoOnly: true), .none) }
+        XCTAssertLessThan(young.converged, 0.01)
+        XCTAssertGreaterThan(young.removing, 0.9)
+        for _ in 0..<10 { XCTAssertEqual(young.frame(powers(e: 0.02, y: 0.01, ey: -0.01), echoOnly: true), .none) }
+
+        var settled = EchoFilterCheck()
+        for _ in 0..<EchoFilterCheck.settledFrames { _ = settled.frame(powers(e: e15, y: 0.01, ey: 0), echoOnly: true) }
+        var verdicts: [EchoFilterCheck.Verdict] = []
+        for _ in 0..<2 { verdicts.append(settled.frame(powers(e: 0.02, y: 0.01, ey: -0.01), echoOnly: true)) }
+        XCTAssertEqual(verdicts, [.none, .wrong])
+        settled.restart()  // a restart starts the 5 s again
+        for _ in 0..<100 { _ = settled.frame(powers(e: e15, y: 0.01, ey: 0), echoOnly: true) }
+        for _ in 0..<10 { XCTAssertEqual(settled.frame(powers(e: 0.02, y: 0.01, ey: -0.01), echoOnly: true), .none) }
+
+        var shallow = EchoFilterCheck()
+        let e6: Float = 0.01 * powf(10, -0.6)
+        for _ in 0..<600 { _ = shallow.frame(powers(e: e6, y: 0.01, ey: 0), echoOnly: true) }
+        for _ in 0..<10 { XCTAssertEqual(shallow.frame(powers(e: 0.02, y: 0.01, ey: -0.01), echoOnly: true), .none) }
+    }
+
     /// A suspicion neither confirmed nor cleared lapses after 2 s; a
     /// restart (the reference moved, the canceller restarted) ends it and
     /// the convergence seen so far.
