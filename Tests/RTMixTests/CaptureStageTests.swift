@@ -646,6 +646,43 @@ final class CaptureStageTests: XCTestCase {
         }
     }
 
+    /// A filter found right at a new alignment (`EchoFilterCheck.realigned`):
+    /// `trustFilterAgain(leakAtLeast:holdFrames:)` gives back the trust it
+    /// had earned, its leak per bin at the floor at least (it may have
+    /// misadapted while the reference was wrong), and holds the echo-only
+    /// state's fallback for the frames asked.
+    func testAFilterRightAtANewAlignmentGetsItsTrustBackWithTheLeakFloored() {
+        var noise = EchoSim.Noise(seed: 11)
+        let n = 48_000
+        let echo = (0..<n).map { _ in 0.2 * noise.next() }
+        // −15 dB (over the leak learnt here, about −25 dB) and −40 dB (under it).
+        for floor: Float in [0.0316, 1e-4] {
+            let start = CaptureStart(samples: n, seed: 12)
+            var learnt: [Float] = [], back: [Float] = [], trust: [Float] = []
+            var hold = (set: 0, later: 0)
+            _ = suppress(frames: n / 160, echo: start.later { echo[$0] }, residual: start.output { 0.01 * echo[$0] },
+                         talker: { _ in 0 }, reference: start.later { echo[$0] }) { f, s in
+                if f == 250 {
+                    learnt = (1..<(s.bins - 1)).map { s.leak[$0] }
+                    s.suspectFilter()
+                    s.trustFilterAgain(leakAtLeast: floor, holdFrames: 100)
+                    back = (1..<(s.bins - 1)).map { s.leak[$0] }
+                    trust = (1..<(s.bins - 1)).map { s.trust[$0] }
+                    hold.set = s.realignedHold
+                }
+                if f == 260 { hold.later = s.realignedHold }
+            }
+            print("realigned, leak floor \(floor): learnt \(learnt.min() ?? 0)…\(learnt.max() ?? 0), given back "
+                  + "\(back.min() ?? 0)…\(back.max() ?? 0); hold \(hold)")
+            XCTAssertLessThan(learnt.max() ?? 1, 0.0316)
+            XCTAssertGreaterThan(learnt.min() ?? 0, 1e-4)
+            for k in 0..<learnt.count { XCTAssertEqual(back[k], max(learnt[k], floor), accuracy: 1e-7) }
+            XCTAssertGreaterThan(trust.min() ?? 0, 0.9)
+            XCTAssertEqual(hold.set, 100)
+            XCTAssertEqual(hold.later, 90)
+        }
+    }
+
     /// The echo path got 100 ms shorter: the microphone carries the echo
     /// of reference that is 100 ms ahead of the frame the suppressor is
     /// given, while the linear filter goes on estimating the old echo (its

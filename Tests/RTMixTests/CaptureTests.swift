@@ -213,6 +213,32 @@ final class CaptureTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(r.stats.delayChanges, 1)
     }
 
+    /// A talker who starts with a +100 ms move of the echo path (a student
+    /// answers while the laptop is being moved). Until the delay tracker
+    /// moves the reference the talker is read partly as echo; once it has,
+    /// the filter, kept, models the echo again, the filter check finds it
+    /// right in double talk from its slope (`EchoFilterCheck.realigned`)
+    /// and the suppressor gets back the trust it had earned. Before that,
+    /// every realignment distrusted the filter (its leak taken as 0 dB and
+    /// falling 0.1 dB a frame) and the talker lost whole words for seconds.
+    /// Measured: 41 of 105 frames muted (39.0 %, longest run 300 ms), 35
+    /// of 99 from 1.5 s after the move (35.4 %); with every realignment
+    /// distrusted 54 of 105 (51.4 %) and 48 of 99 (48.5 %). The moved
+    /// echo and the new talker look alike until then (issue 16 stays
+    /// open on this: docs/capture.md).
+    func testATalkerStartingWithAMovedEchoPathIsKeptOnceTheReferenceFollows() throws {
+        let r = try EchoScenario(seconds: 16, delayMs: 60, jump: (atSeconds: 8, extraMs: 100), nearEnd: true).run()
+        let (muted, active, share, longest) = mutedTalkerFrames(r)
+        let late = mutedTalkerFrames(r, fromSeconds: 9.5)
+        print("talker starting with a +100 ms move: \(muted) of \(active) frames muted (\(share * 100) %), longest run "
+              + "\(longest * 20) ms; from 1.5 s after the move \(late.0) of \(late.1) (\(late.2 * 100) %), longest run "
+              + "\(late.3 * 20) ms; delay now \(r.stats.delayMs) ms")
+        XCTAssertEqual(Double(r.stats.delayMs), 160, accuracy: 4)
+        XCTAssertGreaterThan(active, 100)
+        XCTAssertLessThan(late.2, 0.42)
+        XCTAssertLessThan(share, 0.45)
+    }
+
     /// The echo path getting 100 ms shorter (160 → 60 ms, a route from a
     /// far loudspeaker to a near one): the echo now comes from reference
     /// that the canceller, still aligned 160 ms back, has not been fed
@@ -462,13 +488,13 @@ final class CaptureTests: XCTestCase {
     }
 
     /// The talker's active 20 ms frames in the second half of `r` (double
-    /// talk) whose output is more than 10 dB below it: count, frames
+    /// talk; from `fromSeconds` when given, at 16 kHz) whose output is more than 10 dB below it: count, frames
     /// counted, share, longest run (frames).
-    func mutedTalkerFrames(_ r: EchoScenario.Result) -> (Int, Int, Double, Int) {
+    func mutedTalkerFrames(_ r: EchoScenario.Result, fromSeconds: Double? = nil) -> (Int, Int, Double, Int) {
         let lag = r.stats.latencyFrames
         let f = 320
         var powers: [(near: Double, out: Double)] = []
-        var i = r.out.count / 2
+        var i = fromSeconds.map { Int($0 * 16_000) } ?? r.out.count / 2
         while i + f + lag <= r.out.count {
             powers.append((EchoSim.power(r.near[i..<(i + f)]), EchoSim.power(r.out[(i + lag)..<(i + lag + f)])))
             i += f

@@ -197,4 +197,46 @@ final class EchoFilterCheckTests: XCTestCase {
             XCTAssertEqual(p.mic, p.linear + yy + 2 * p.errorEcho, accuracy: 1e-6 + 1e-3 * p.mic)
         }
     }
+
+    /// The delay tracker moved the reference under the kept filter: once
+    /// the filter has been fed the new alignment over its length (20
+    /// frames here), three frames in a row whose slope is about 0 find it
+    /// right, with a talker louder than the echo (the rule for a suspected
+    /// filter, which wants it to remove 6 dB, never clears it there).
+    func testARealignedFilterIsFoundRightByItsSlopeInDoubleTalk() {
+        // Right filter, talker 3 dB over the echo: e = talker + 1 % leak.
+        let talk = powers(e: 0.02 + 1e-4, y: 0.01, ey: 0)
+        var c = converged()
+        c.realigned(tailFrames: 20)
+        XCTAssertTrue(c.verifying)
+        var verdicts: [EchoFilterCheck.Verdict] = []
+        for _ in 0..<25 { verdicts.append(c.frame(talk, echoOnly: false)) }
+        XCTAssertEqual(Array(verdicts[0..<21]), [EchoFilterCheck.Verdict](repeating: .none, count: 21))
+        XCTAssertEqual(verdicts[21], .realignedRight)
+        XCTAssertEqual(Array(verdicts[22...]), [.none, .none, .none])
+        XCTAssertFalse(c.verifying)
+        // A suspected filter in the same frames is never cleared.
+        var d = converged()
+        XCTAssertEqual(d.frame(powers(e: 0.02, y: 0.01, ey: -0.01), echoOnly: true), .none)
+        XCTAssertEqual(d.frame(powers(e: 0.02, y: 0.01, ey: -0.01), echoOnly: true), .wrong)
+        for _ in 0..<50 { XCTAssertNotEqual(d.frame(talk, echoOnly: false), .right) }
+        XCTAssertTrue(d.suspect)
+    }
+
+    /// A realigned filter that does not model the echo (the room changed
+    /// too: its error carries −y) is never found right; after 2 s the
+    /// check gives up and takes the filter as restarted.
+    func testARealignedFilterThatIsWrongIsGivenUpAfterTwoSeconds() {
+        var c = converged()
+        c.realigned(tailFrames: 20)
+        var verdicts: [EchoFilterCheck.Verdict] = []
+        for _ in 0..<EchoFilterCheck.verifyFrames {
+            verdicts.append(c.frame(powers(e: 0.02, y: 0.01, ey: -0.01), echoOnly: true))
+        }
+        XCTAssertEqual(Array(verdicts.dropLast()), [EchoFilterCheck.Verdict](repeating: .none, count: verdicts.count - 1))
+        XCTAssertEqual(verdicts.last, .lapsed)
+        XCTAssertFalse(c.verifying)
+        XCTAssertFalse(c.hasConverged)
+        XCTAssertFalse(c.suspect)
+    }
 }

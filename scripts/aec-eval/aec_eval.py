@@ -250,6 +250,10 @@ ORACLE_DIR = None  # --oracle-dir
 RTMIX_ARGS = []  # --rtmix-args: appended to every `rtmix-cli aec` run
 
 
+# Scenario i: bins of time since the move (s) for where a talker's muted frames lie.
+SINCE_BINS = [(0, 0.5), (0.5, 1), (1, 2), (2, 4), (4, 10)]
+
+
 def run_aec(cli, directory, extra, tag):
     out = os.path.join(directory, f"out-{tag}.wav")
     js = os.path.join(directory, f"out-{tag}.json")
@@ -718,11 +722,12 @@ class Eval:
                             jobs.append((rate, kind, jump, st, mic, nr, echo, ref, true_delay, directory, job))
         engines = ["RTMix", "speexdsp", "WebRTC AEC3"]
         rows = {}
+        by_time = {}
         for rate, kind, jump, st, mic, nr, echo, ref, true_delay, directory, job in jobs:
             outs = {"RTMix": job.result()[0]}
-            if base:
+            if base and not self.args.rtmix_only:
                 outs["speexdsp"] = rs.run_speex(base, mic, ref, rate, true_delay, directory, "speex")
-            aec3 = rs.run_aec3(mic, ref, rate)
+            aec3 = None if self.args.rtmix_only else rs.run_aec3(mic, ref, rate)
             if aec3 is not None:
                 outs["WebRTC AEC3"] = aec3
             for eng, out in outs.items():
@@ -742,8 +747,15 @@ class Eval:
                     rows.setdefault(key, {"echo": [], "talk": []})["echo"].append(
                         (jump, len(bad), min(e for _, e in w), 0.25 * (max(bad) + 1) if bad else 0.0))
                 else:
-                    share, longest, count, *_ = rs.talker_metrics(nr, echo, out, rate, at + st)
+                    share, longest, count, pn, po, sel = rs.talker_metrics(nr, echo, out, rate, at + st)
                     rows.setdefault(key, {"echo": [], "talk": []})["talk"].append((jump, st, share, longest))
+                    # where the muted frames lie: time since the move
+                    since = st + np.arange(len(sel)) * rs.FRAME_S
+                    for b, (lo, hi) in enumerate(SINCE_BINS):
+                        inside = sel & (since >= lo) & (since < hi)
+                        acc = by_time.setdefault(eng, [[0, 0] for _ in SINCE_BINS])
+                        acc[b][0] += int((inside & (po < pn * 0.1)).sum())
+                        acc[b][1] += int(inside.sum())
         lines = ["### i. Echo-path changes on recorded speech: the echo and a talker who starts with the move",
                  f"f's rooms (talker {NEAR_DBFS:.0f} dBFS against echo {ECHO_DBFS:.0f}) and g's (-30 against -22), "
                  "recorded prompts as f, 20 s, the path moving at 10 s by +30, +100, +300, -100 or -250 ms; "
@@ -776,6 +788,13 @@ class Eval:
                 cells.append(f"{100 * np.median(v):.1f} / {100 * v.mean():.1f} %" if len(v) else "-")
             if any(c != "-" for c in cells):
                 lines.append(f"| {eng} | " + " | ".join(cells) + " |")
+        lines += ["", "Talker frames muted by time since the move (all talker scenes pooled: muted / counted):", "",
+                  "| engine | " + " | ".join(f"{lo:g}-{hi:g} s" for lo, hi in SINCE_BINS) + " |",
+                  "|---|" + "---|" * len(SINCE_BINS)]
+        for eng in engines:
+            if eng in by_time:
+                lines.append(f"| {eng} | " + " | ".join(
+                    f"{100 * m / max(1, c):.1f} % ({m}/{c})" for m, c in by_time[eng]) + " |")
         lines += ["", "By the move (both rates and room sets; echo only: windows < 20 dB, worst; talker muted mean):", "",
                   "| engine | " + " | ".join(f"{j:+d} ms" for j, _ in jumps) + " |", "|---|" + "---|" * len(jumps)]
         for eng in engines:
@@ -956,6 +975,8 @@ def main():
     ap.add_argument("--oracle-dir", help="debug builds with scripts/aec-eval/talk-features.patch: run each scene "
                     "with RTMIX_ORACLE=DIR/<scene>.bin (the suppressor's state per 10 ms frame; talk_model.py --predict)")
     ap.add_argument("--speex-baseline", help="scenarios f, g: speex_baseline binary (default: compile speex_baseline.c)")
+    ap.add_argument("--rtmix-only", action="store_true", help="scenario i: RTMix alone (no speexdsp or AEC3 rows; "
+                    "quicker while tuning)")
     ap.add_argument("--aecmos", action="store_true", help="scenarios f, g: AECMOS scores (speechmos)")
     ap.add_argument("--rtmix-args", default="", help="options appended to every `rtmix-cli aec` run, e.g. "
                     "'--tail-ms 300' (the tables then say so; speexdsp and AEC3 stay as they are)")

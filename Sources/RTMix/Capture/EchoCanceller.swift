@@ -40,6 +40,8 @@ struct EchoCanceller: ~Copyable {
     let speakers: Int
     /// `SpeexEchoState *`, nil when the canceller is off (tail 0).
     let echo: OpaquePointer?
+    /// The filter's length in samples (0 when off).
+    let tailSamples: Int
     /// `SpeexPreprocessState *`, nil when no suppression or AGC is on.
     let preprocess: OpaquePointer?
     let mic16: UnsafeMutablePointer<Int16>
@@ -97,6 +99,7 @@ struct EchoCanceller: ~Copyable {
         }
         self.frameSize = frameSize
         self.speakers = speakers
+        tailSamples = tailMs > 0 ? sampleRate * tailMs / 1000 : 0
         echo = echoState
         preprocess = pre
         mic16 = m

@@ -60,6 +60,17 @@
 /// folds the reference already played ahead of the aligned frame into the
 /// suppressor's held reference (`CaptureProcessor.startLookingAhead`: a path that
 /// got shorter brings the echo of reference not yet fed to the canceller).
+/// After the delay tracker moves the reference under the kept filter
+/// (`realigned`), the filter is judged afresh: if it models the echo at
+/// the new alignment (`realignedRight`), the suppressor gets back what it
+/// had earned, its leak taken at −15 dB at least (the filter may have
+/// misadapted while the reference was wrong) and its echo-only state
+/// still held on the reference for a second
+/// (`CaptureProcessor.realignedHoldFrames`); otherwise its trust is
+/// earned again. Before, every realignment distrusted the filter: its
+/// leak taken as 0 dB and falling 0.1 dB a frame, a talker who had started
+/// with the move lost 45–65 % of its frames 1–4 s after it (scenario i,
+/// sixteenth session, docs/capture.md).
 /// Plain stored values; no allocation.
 struct EchoFilterCheck {
     /// The last three frames' mean powers of the linear stage's output
@@ -89,6 +100,15 @@ struct EchoFilterCheck {
     private(set) var suspect = false
     /// Frames since the suspicion was last confirmed.
     private var sinceWrong = 0
+    /// The reference was realigned under a kept filter (`realigned`): the
+    /// filter is judged afresh, in double talk too.
+    private(set) var verifying = false
+    /// Far-end frames since the realignment, and in a row that showed the
+    /// realigned filter right.
+    private var sinceRealigned = 0
+    private var rightRun = 0
+    /// Far-end frames after a realignment before the filter is judged.
+    private var settleFrames = 3
     /// Far-end frames in a row that showed the filter wrong (the slope
     /// under `leaningSlope`), and whether one of them was under `wrongSlope`.
     private var wrongRun = 0
@@ -107,6 +127,10 @@ struct EchoFilterCheck {
     static var clearSlope: Float { @_noLocks get { 0.15 } }
     static var clearRemoval: Float { @_noLocks get { 0.25 } }
     static var lapseFrames: Int { @_noLocks get { 200 } }
+    /// A realigned filter: right after this many far-end frames in a row
+    /// showing it right, given up after `verifyFrames`.
+    static var rightFrames: Int { @_noLocks get { 3 } }
+    static var verifyFrames: Int { @_noLocks get { 200 } }
 
     enum Verdict {
         /// Nothing new.
@@ -118,6 +142,8 @@ struct EchoFilterCheck {
         case right
         /// Neither, for `lapseFrames`: the suspicion is dropped.
         case lapsed
+        /// A realigned filter models the echo (`realigned`).
+        case realignedRight
     }
 
     /// One frame through the canceller: `p` its powers (`errorEcho` filled),
@@ -146,6 +172,7 @@ struct EchoFilterCheck {
         let strong = leaning && sey < -EchoFilterCheck.wrongSlope * syy
         wrongRun = leaning ? wrongRun + 1 : 0
         strongSeen = leaning && (strongSeen || strong)
+        if verifying { return verify(see: see, syy: syy, sey: sey, smm: smm) }
         let learnt = converged > EchoFilterCheck.convergedShare
             || (removing > EchoFilterCheck.convergedShare && age >= EchoFilterCheck.settledFrames)
         if wrongRun >= EchoFilterCheck.wrongFrames && strongSeen && learnt {
@@ -166,10 +193,56 @@ struct EchoFilterCheck {
         return .none
     }
 
+    /// The delay tracker moved the reference and kept the filter (the echo
+    /// path's delay changed, not the room): the filter may model the echo
+    /// again at once, or the room changed too, or it misadapted while the
+    /// reference was wrong. Judged by the slope alone, which reads the
+    /// same in double talk (a talker adds noise to `e·y`, not bias), not by
+    /// how much the filter removes, which a talker hides: once the filter
+    /// has been fed the realigned reference over its whole length
+    /// (`tailFrames`: until then it convolves reference from both
+    /// alignments and reads partly wrong; judged from the third frame,
+    /// a third of the scenes of scenario i were read wrong at first),
+    /// `realignedRight` after `rightFrames` far-end frames in a row with
+    /// the estimate carrying a tenth of the microphone's power, the slope
+    /// over −0.15 and the correlation under 0.3 in size; `lapsed` after
+    /// `verifyFrames` (2 s) without it: the filter is then taken as
+    /// restarted (the suppressor's trust is earned again).
+    @_noLocks
+    mutating func realigned(tailFrames: Int) {
+        settleFrames = max(3, tailFrames)
+        suspect = false
+        verifying = true
+        sinceRealigned = 0
+        rightRun = 0
+        wrongRun = 0
+        strongSeen = false
+    }
+
+    @_noLocks
+    private mutating func verify(see: Float, syy: Float, sey: Float, smm: Float) -> Verdict {
+        sinceRealigned += 1
+        guard sinceRealigned >= settleFrames else { return .none }
+        let right = syy > 0.1 * smm && sey > -EchoFilterCheck.clearSlope * syy
+            && sey * sey < EchoFilterCheck.wrongCorrelation * EchoFilterCheck.wrongCorrelation * see * syy
+        rightRun = right ? rightRun + 1 : 0
+        if rightRun >= EchoFilterCheck.rightFrames {
+            verifying = false
+            wrongRun = 0
+            return .realignedRight
+        }
+        if sinceRealigned >= EchoFilterCheck.verifyFrames {
+            restart()
+            return .lapsed
+        }
+        return .none
+    }
+
     /// The reference moved or the canceller restarted: what was seen says
     /// nothing about the filter now.
     @_noLocks
     mutating func restart() {
+        verifying = false
         suspect = false
         converged = 0
         removing = 0

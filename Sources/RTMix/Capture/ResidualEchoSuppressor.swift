@@ -151,6 +151,12 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// the held reference while `lookingAhead`.
     let aheadHeld: UnsafeMutablePointer<Float>
     private(set) var lookingAhead = false
+    /// Frames left in which the echo-only state takes the echo the
+    /// reference explains at the fallback's full weight after the filter
+    /// was found right at a new alignment (`trustFilterAgain(leakAtLeast:
+    /// holdFrames:)`): it may have misadapted while the reference was
+    /// wrong and re-learns meanwhile.
+    private(set) var realignedHold = 0
     /// Per frame, the factor by which `aheadHeld` falls: 60 dB in 4 s, so
     /// that a frame folded up to 300 ms before its echo arrives still
     /// stands within 5 dB of it.
@@ -486,13 +492,15 @@ struct ResidualEchoSuppressor: ~Copyable {
     }
 
     /// The suspicion was wrong or the filter has re-learnt the echo where
-    /// it was: back to what it had earned (or better, if earned since).
+    /// it was: back to what it had earned (or better, if earned since),
+    /// the leak taken at `floor` at least (power; 0: as it was).
     @_noLocks
-    mutating func trustFilterAgain() {
+    mutating func trustFilterAgain(leakAtLeast floor: Float = 0, holdFrames: Int = 0) {
         guard suspended else { return }
+        realignedHold = holdFrames
         for k in 0..<lanes {
             trust[k] = max(trust[k], trustAside[k])
-            leak[k] = min(leak[k], leakAside[k])
+            leak[k] = min(leak[k], max(leakAside[k], floor))
         }
         suspended = false
     }
@@ -554,7 +562,9 @@ struct ResidualEchoSuppressor: ~Copyable {
 
     /// The echo path moved: the delay tracker saw the echo at a new delay
     /// in a stretch of `frames` frames while the linear filter removed
-    /// almost nothing. Distrust the filter; and if the near-end state began
+    /// almost nothing. Suspect the filter (what it had earned put aside:
+    /// the reference is about to move under it, and the filter check
+    /// judges it then); and if the near-end state began
     /// within that stretch, what holds it is the moved echo (it stands over
     /// what the misaligned reference explains), not a talker: take the
     /// echo-only state at once instead of after the hold. A near-end state
@@ -562,7 +572,7 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// moved).
     @_noLocks
     mutating func echoMoved(within frames: Int) {
-        distrust()
+        suspectFilter()
         guard nearEndFrames <= frames else { return }
         detector.run = 0
         sinceNearEnd = max(sinceNearEnd, nearEndHold)
@@ -662,6 +672,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         windowReference(refHistory)
         fft.transformForward(from: zInRe, zInIm, to: re, im)
         sinceDistrust = min(sinceDistrust + 1, Int.max / 2)
+        if realignedHold > 0 { realignedHold -= 1 }
         binFallback = talkerThereFirst ? talkerFallback : fallbackOverdrive
         rfft.forward(from: xInRe, xInIm, to: xr, xi)
         if lookingAhead {
@@ -741,7 +752,7 @@ struct ResidualEchoSuppressor: ~Copyable {
             // While looking ahead the echo may come from reference the
             // filter has not been fed: the echo the reference explains is
             // taken at the fallback's full weight.
-            let pathWeight = lookingAhead ? fallbackOverdrive : echoOnlyPathWeight
+            let pathWeight = lookingAhead || realignedHold > 0 ? fallbackOverdrive : echoOnlyPathWeight
             let tiny = V(repeating: 1e-20), floorV = V(repeating: echoOnlyFloorGain)
             k = 0
             while k < lanes {
