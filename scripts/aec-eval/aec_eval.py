@@ -744,8 +744,16 @@ class Eval:
                             continue
                         w.append((q, db(np.mean(mic[a:a + n] ** 2)) - db(np.mean(out[a:a + n] ** 2))))
                     bad = [q for q, e in w if e < 20]
+                    # The same windows over the 4 s before the move: what the
+                    # room leaves anyway (a control for the move's own leak).
+                    before = 0
+                    for q in range(16):
+                        a = int((at - 4 + 0.25 * q) * rate)
+                        if np.mean(echo[a:a + n] ** 2) >= med * 0.1 and \
+                                db(np.mean(mic[a:a + n] ** 2)) - db(np.mean(out[a:a + n] ** 2)) < 20:
+                            before += 1
                     rows.setdefault(key, {"echo": [], "talk": []})["echo"].append(
-                        (jump, len(bad), min(e for _, e in w), 0.25 * (max(bad) + 1) if bad else 0.0))
+                        (jump, len(bad), min(e for _, e in w), 0.25 * (max(bad) + 1) if bad else 0.0, before))
                 else:
                     share, longest, count, pn, po, sel = rs.talker_metrics(nr, echo, out, rate, at + st)
                     rows.setdefault(key, {"echo": [], "talk": []})["talk"].append((jump, st, share, longest))
@@ -763,8 +771,8 @@ class Eval:
                  "its median level; the goal: none under 20 dB) or a talker from 0, 0.2, 0.5 or 1 s after the move "
                  "(muted frames from its start, as f; the goal: at most 3 %, no run over 100 ms). RTMix without a "
                  "hint; speexdsp with its reference aligned by the delay before the move; AEC3 without a hint.", "",
-                 "| capture | rooms | engine | echo only: scenes with a window < 20 dB | windows < 20 dB | worst window (median of scenes) | echo leaks until (longest) | talker: muted median / mean / max | scenes over 3 % | runs over 100 ms |",
-                 "|---|---|---|---|---|---|---|---|---|---|"]
+                 "| capture | rooms | engine | echo only: scenes with a window < 20 dB | windows < 20 dB | the 4 s before the move: scenes, windows < 20 dB | worst window (median of scenes) | echo leaks until (longest) | talker: muted median / mean / max | scenes over 3 % | runs over 100 ms |",
+                 "|---|---|---|---|---|---|---|---|---|---|---|"]
         for rate in self.rates:
             for kind in ("f", "g"):
                 for eng in engines:
@@ -774,7 +782,8 @@ class Eval:
                     e, t = r["echo"], r["talk"]
                     sh = np.array([x[2] for x in t])
                     lines.append(f"| {rate // 1000} kHz | {kind} | {eng} | {sum(1 for x in e if x[1])} of {len(e)} | "
-                                 f"{sum(x[1] for x in e)} | {min(x[2] for x in e):.0f} dB ({np.median([x[2] for x in e]):.0f}) | "
+                                 f"{sum(x[1] for x in e)} | {sum(1 for x in e if x[4])}, {sum(x[4] for x in e)} | "
+                                 f"{min(x[2] for x in e):.0f} dB ({np.median([x[2] for x in e]):.0f}) | "
                                  f"+{max(x[3] for x in e):.2f} s | {100 * np.median(sh):.1f} / {100 * sh.mean():.1f} / "
                                  f"{100 * sh.max():.1f} % | {int((sh > 0.03).sum())} of {len(sh)} | "
                                  f"{sum(1 for x in t if x[3] > 100)} |")
