@@ -717,6 +717,8 @@ class Eval:
                             os.makedirs(directory, exist_ok=True)
                             sf.write(os.path.join(directory, "playout.wav"), play.astype(np.float32), PLAY_RATE, subtype="FLOAT")
                             sf.write(os.path.join(directory, "mic.wav"), mic.astype(np.float32), rate, subtype="FLOAT")
+                            if st is not None:  # the microphone's talker alone, to look at what was cut
+                                sf.write(os.path.join(directory, "talker.wav"), nr.astype(np.float32), rate, subtype="FLOAT")
                             job = self.pool.submit(run_aec, self.cli, directory, [], "auto")
                             true_delay = d + int(round(dist / C * rate))
                             jobs.append((rate, kind, jump, st, mic, nr, echo, ref, true_delay, directory, job))
