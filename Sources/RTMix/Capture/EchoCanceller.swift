@@ -69,10 +69,10 @@ struct EchoCanceller: ~Copyable {
               let pl = batch.allocate(repeating: 0, count: 1) else { return nil }
         var rate = Int32(sampleRate)
         var echoState: OpaquePointer? = nil
-        if tailMs > 0 {
-            let tail = Int32(sampleRate * tailMs / 1000)
-            let made = speakers > 1 ? speex_echo_state_init_mc(Int32(frameSize), tail, 1, Int32(speakers))
-                                    : speex_echo_state_init(Int32(frameSize), tail)
+        let tail = tailMs > 0 ? sampleRate * tailMs / 1000 : 0
+        if tail > 0 {
+            let made = speakers > 1 ? speex_echo_state_init_mc(Int32(frameSize), Int32(tail), 1, Int32(speakers))
+                                    : speex_echo_state_init(Int32(frameSize), Int32(tail))
             guard let e = made else { return nil }
             _ = speex_echo_ctl(e, SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
             echoState = e
@@ -99,7 +99,7 @@ struct EchoCanceller: ~Copyable {
         }
         self.frameSize = frameSize
         self.speakers = speakers
-        tailSamples = tailMs > 0 ? sampleRate * tailMs / 1000 : 0
+        tailSamples = tail
         echo = echoState
         preprocess = pre
         mic16 = m
