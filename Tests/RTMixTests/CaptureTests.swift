@@ -26,6 +26,18 @@ struct EchoScenario {
     /// Media heard by the microphone but played outside the engine.
     var voiceOnlyReference = false
     var nearEnd = false
+    /// The microphone hears no echo before this time (a headset taken
+    /// off then; past `seconds`: no echo at all).
+    var echoFromSeconds = 0.0
+    /// The near-end talker's amplitude (the synthetic speech's scale).
+    var nearGain: Float = 0.5
+    /// The media's amplitude in the playout (the voice's is 0.6).
+    var mediaGain: Float = 0.4
+    /// The near-end talker's pitch. At 210 Hz (1.5 × the far end's 140,
+    /// with the same vibrato and formant tracks) its harmonics fall on
+    /// the far end's: the linear filter takes 10–30 dB of it out as if it
+    /// were echo.
+    var nearPitchHz: Float = 210
     var publishMedia: Float = 0
     var seed: UInt64 = 4
     /// The room: reverberation time and impulse response length past the
@@ -48,7 +60,7 @@ struct EchoScenario {
     func run(configure: ((inout EngineConfig) -> Void)? = nil) throws -> Result {
         let voice = EchoSim.speech(rate: outputRate, seconds: seconds, seed: seed)
         let media = EchoSim.music(rate: outputRate, seconds: seconds, seed: seed + 1)
-        let heard = zip(voice, media).map { 0.6 * $0 + 0.4 * $1 }
+        let heard = zip(voice, media).map { 0.6 * $0 + mediaGain * $1 }
         let played = voiceOnlyReference ? voice.map { 0.6 * $0 } : heard
         // The microphone hears `heard` at the capture rate.
         var atMic = heard
@@ -77,11 +89,12 @@ struct EchoScenario {
         if let c = creep {
             mic = EchoSim.crept(mic, rate: captureRate, from: c.fromSeconds, to: c.toSeconds, ppm: c.ppm)
         }
+        for i in 0..<min(mic.count, Int(echoFromSeconds * Double(captureRate))) { mic[i] = 0 }
         var near = [Float](repeating: 0, count: mic.count)
         if nearEnd {
-            let talker = EchoSim.speech(rate: captureRate, seconds: seconds, seed: seed + 99, pitchHz: 210)
+            let talker = EchoSim.speech(rate: captureRate, seconds: seconds, seed: seed + 99, pitchHz: nearPitchHz)
             let start = mic.count / 2
-            for i in start..<mic.count { near[i] = 0.5 * talker[i - start] }
+            for i in start..<mic.count { near[i] = nearGain * talker[i - start] }
             for i in 0..<mic.count { mic[i] += near[i] }
         }
         var noise = EchoSim.Noise(seed: seed + 77)
@@ -487,14 +500,77 @@ final class CaptureTests: XCTestCase {
         XCTAssertLessThanOrEqual(longest, 5)
     }
 
-    /// The talker's active 20 ms frames in the second half of `r` (double
-    /// talk; from `fromSeconds` when given, at 16 kHz) whose output is more than 10 dB below it: count, frames
-    /// counted, share, longest run (frames).
-    func mutedTalkerFrames(_ r: EchoScenario.Result, fromSeconds: Double? = nil) -> (Int, Int, Double, Int) {
+    /// No echo at the microphone (a headset, a device that cancels its own):
+    /// the far end plays throughout, a talker talks in the second half
+    /// (30 s, from 15 s; 197 Hz, not on the far end's harmonics). The
+    /// linear filter never removes anything, so the suppressor never
+    /// trusted it, and its fallback (the reference times a path gain
+    /// learnt from the talker's own power) took the talker down; now the
+    /// echo is taken as absent after 5 s of far end (`EchoAbsence`).
+    /// Measured (2026-11-28), 48 / 16 kHz: frames more than 3 dB under the
+    /// talker 0 / 0 % (before 25.9 / 8.2 %), mean level −0.45 / −0.29 dB
+    /// (before −2.16 / −1.12), muted (10 dB) 0 / 0 % (before 2.2 / 0.5 %).
+    func testATalkerWithNoEchoAtTheMicrophonePassesUntouched() throws {
+        for rate in [48_000, 16_000] {
+            let r = try EchoScenario(captureRate: rate, outputRate: 48_000, seconds: 30, nearEnd: true,
+                                     echoFromSeconds: 30, nearGain: 0.2, nearPitchHz: 197).run()
+            let (muted, active, share, longest) = mutedTalkerFrames(r, rate: rate)
+            let (down3, down6, meanDb) = talkerLoss(r, rate: rate)
+            print("no echo, \(rate) Hz: \(muted) of \(active) talker frames muted (\(share * 100) %), longest run \(longest * 20) ms; more than 3 dB down \(down3 * 100) %, 6 dB \(down6 * 100) %, mean \(meanDb) dB")
+            XCTAssertGreaterThan(active, 150)
+            XCTAssertLessThan(down3, 0.03)
+            XCTAssertGreaterThan(meanDb, -1)
+            XCTAssertEqual(muted, 0)
+        }
+    }
+
+    /// The echo appears after 8 s without any (the headset taken off): the
+    /// echo is taken as absent from about 5 s, and the first frames in
+    /// which the filter removes it end that; the suppressor starts over as
+    /// after a reset (`echoReturned`). Measured (2026-11-28): ERLE median
+    /// over 10–16 s 63.2 dB, the same scene with the echo from the start
+    /// 67.7 dB; 22.0 dB before (the path gain learnt without echo, −0.1 dB
+    /// a frame down but +0.02 up, left the fallback far under the echo).
+    func testAnEchoThatAppearsAfterSecondsWithoutIsSuppressed() throws {
+        let late = try EchoScenario(seconds: 16, echoFromSeconds: 8).run()
+        let always = try EchoScenario(seconds: 16).run()
+        let lateErle = median(late, rate: 16_000, from: 10, to: 16)
+        let alwaysErle = median(always, rate: 16_000, from: 10, to: 16)
+        print("echo from 8 s: ERLE median 10–16 s \(lateErle) dB (echo from the start: \(alwaysErle) dB)")
+        XCTAssertGreaterThan(lateErle, 50)
+        XCTAssertGreaterThan(alwaysErle, 50)
+    }
+
+    /// The talker's active 20 ms frames in the second half of `r` (as
+    /// `mutedTalkerFrames`, at `rate`): the shares more than 3 and 6 dB
+    /// below it, and the mean of output over talker power (dB).
+    func talkerLoss(_ r: EchoScenario.Result, rate: Int) -> (Double, Double, Double) {
         let lag = r.stats.latencyFrames
-        let f = 320
+        let f = rate / 50
+        var ratios: [Double] = []
+        var level = 0.0
+        var i = r.out.count / 2
+        var pairs: [(Double, Double)] = []
+        while i + f + lag <= r.out.count {
+            let p = (EchoSim.power(r.near[i..<(i + f)]), EchoSim.power(r.out[(i + lag)..<(i + lag + f)]))
+            pairs.append(p)
+            level = max(level, p.0)
+            i += f
+        }
+        for p in pairs where p.0 > level * 1e-3 { ratios.append(p.1 / p.0) }
+        let n = Double(max(1, ratios.count))
+        let mean = ratios.map { 10 * log10(max($0, 1e-10)) }.reduce(0, +) / n
+        return (Double(ratios.filter { $0 < 0.5 }.count) / n, Double(ratios.filter { $0 < 0.25 }.count) / n, mean)
+    }
+
+    /// The talker's active 20 ms frames in the second half of `r` (double
+    /// talk; from `fromSeconds` when given; at `rate`) whose output is more than 10 dB below it: count, frames
+    /// counted, share, longest run (frames).
+    func mutedTalkerFrames(_ r: EchoScenario.Result, fromSeconds: Double? = nil, rate: Int = 16_000) -> (Int, Int, Double, Int) {
+        let lag = r.stats.latencyFrames
+        let f = rate / 50
         var powers: [(near: Double, out: Double)] = []
-        var i = fromSeconds.map { Int($0 * 16_000) } ?? r.out.count / 2
+        var i = fromSeconds.map { Int($0 * Double(rate)) } ?? r.out.count / 2
         while i + f + lag <= r.out.count {
             powers.append((EchoSim.power(r.near[i..<(i + f)]), EchoSim.power(r.out[(i + lag)..<(i + lag + f)])))
             i += f

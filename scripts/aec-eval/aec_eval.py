@@ -633,6 +633,17 @@ class Eval:
         return self.real_speech("g", rs.HELD_OUT_ROOMS, seeds=(13, 14, 17, 18, 31), echo_db=-22.0, near_db=-30.0,
                                 delay_ms=80)
 
+    def scenario_j(self):
+        """No echo at the microphone (a headset, a device that cancels its
+        own echo): f's and g's scenes, the far end playing, the talker and
+        the noise only at the microphone. Nothing needs suppressing: the
+        talker must pass as a talker alone would."""
+        import real_speech as rs
+        return (self.real_speech("jf", rs.ROOMS, seeds=(3, 4, 7, 8, 11), echo_db=ECHO_DBFS, near_db=NEAR_DBFS,
+                                 delay_ms=DEVICE_DELAY_MS, no_echo=True) + [""] +
+                self.real_speech("jg", rs.HELD_OUT_ROOMS, seeds=(13, 14, 17, 18, 31), echo_db=-22.0, near_db=-30.0,
+                                 delay_ms=80, no_echo=True))
+
     def scenario_h(self):
         """More contents: f's and g's rooms with four other prompt, sequence
         and noise seed sets (RTMix and speexdsp; no AEC3 or AECMOS). A tuning
@@ -819,9 +830,12 @@ class Eval:
         lines.append("")
         return lines
 
-    def real_speech(self, tag, rooms, seeds, echo_db, near_db, delay_ms, lean=False):
+    def real_speech(self, tag, rooms, seeds, echo_db, near_db, delay_ms, lean=False, no_echo=False):
         """lean: no AEC3, AECMOS or pictures (scenario h); each engine's
-        talker figures also go to self.talker_rows."""
+        talker figures also go to self.talker_rows. no_echo: the microphone
+        hears the talker and the noise only (a headset; scenario j): the
+        echo it would have heard only selects the double-talk frames, and
+        there is no ERLE or far-end single talk to score."""
         import real_speech as rs
         from pesq import pesq
         secs = max(30.0, self.args.seconds)
@@ -851,7 +865,7 @@ class Eval:
                 echo[d:] = room[:n - d]
                 nr = resample(near, PLAY_RATE, rate)[:n] * 10 ** (near_db / 20)
                 noise = rs.pink(n, noise_seed + ri) * 10 ** (-70 / 20)
-                mic = echo + nr + noise
+                mic = (0 if no_echo else echo) + nr + noise
                 name = f"{tag}-{rate}-{ri}"
                 directory = os.path.join(self.work, name)
                 os.makedirs(directory, exist_ok=True)
@@ -864,6 +878,8 @@ class Eval:
                 futs = [(label, self.pool.submit(run_aec, cli, directory, [], f"e{i}")) for i, (label, cli) in enumerate(engines)]
                 jobs.append((rate, rname, mic, nr, echo, resample(play, PLAY_RATE, rate)[:n], true_delay, directory, futs))
         title = ("f. Real recorded speech, three rooms, double talk" if tag == "f" else
+                 f"{tag}. No echo at the microphone (a headset): f's and g's scenes without their echo, "
+                 "the far end playing throughout" if no_echo else
                  f"{tag}. Real recorded speech, held out: three other rooms, other prompts and seeds, "
                  f"the talker {echo_db - near_db:.0f} dB under the echo, {delay_ms} ms delay (no tuning looked at these)")
         lines = [f"### {title}",
@@ -894,7 +910,7 @@ class Eval:
             curves = []
             for label, out in outs:
                 out = np.pad(out, (0, max(0, len(mic) - len(out))))[:len(mic)]
-                erows = rs.erle_windows(mic, nr, echo, out, rate)
+                erows = [] if no_echo else rs.erle_windows(mic, nr, echo, out, rate)
                 med, p10 = rs.stats(erows)
                 share, longest, count, pn, po, sel = rs.talker_metrics(nr, echo, out, rate, start)
                 out16 = resample(out[a:], rate, 16_000)
@@ -904,13 +920,13 @@ class Eval:
                 mos = rs.aecmos(ref, mic, out, rate, a, a + 20 * rate, "dt") if self.args.aecmos and not lean else None
                 mos_s = f"{mos[0]:.2f} / {mos[1]:.2f}" if mos else "n/a"
                 # far-end single talk: 2 s to the talker's onset
-                st = rs.aecmos(ref, mic, out, rate, 2 * rate, a, "st") if self.args.aecmos and not lean else None
+                st = rs.aecmos(ref, mic, out, rate, 2 * rate, a, "st") if self.args.aecmos and not lean and not no_echo else None
                 st_s = f"{st[0]:.2f} / {st[1]:.2f}" if st else "n/a"
                 lines.append(f"| {rate // 1000} kHz | {rname} | {label} | {fmt(med)} dB | {fmt(p10)} dB | "
                              f"{100 * share:.1f} % of {count} | {longest:.0f} ms | {score:.2f} | {mos_s} | {st_s} |")
                 curves.append((label, erows, pn, po, sel))
             plots.append((rate, rname, curves))
-        if self.args.markdown and not lean:
+        if self.args.markdown and not lean and not no_echo:
             png = os.path.splitext(self.args.markdown)[0] + f"-{tag}.png"
             plot_f(plots, png, start)
             lines += ["", f"Pictures: `{os.path.basename(png)}` (ERLE per 1 s window; the talker's level in "
@@ -972,7 +988,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     repo = os.path.dirname(os.path.dirname(here))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scenario", default="a,b,c,d,e,f", help="comma-separated subset of a,b,c,d,e,f,g,h,i (g: f's held-out rooms; h: their rooms with four more contents; i: echo-path changes on recorded speech; g, h and i are not in the default set)")
+    ap.add_argument("--scenario", default="a,b,c,d,e,f", help="comma-separated subset of a,b,c,d,e,f,g,h,i,j (g: f's held-out rooms; h: their rooms with four more contents; i: echo-path changes on recorded speech; j: f's and g's scenes with no echo at the microphone, a headset; g, h, i and j are not in the default set)")
     ap.add_argument("--full", action="store_true", help="10-minute drift run (d) instead of 60 s")
     ap.add_argument("--seconds", type=float, default=20.0, help="length of scenarios a, b, c, e (default 20)")
     ap.add_argument("--rates", default="16000,48000", help="capture rates (default 16000,48000)")
@@ -996,7 +1012,7 @@ def main():
     ORACLE_DIR = args.oracle_dir
     RTMIX_ARGS = shlex.split(args.rtmix_args)
 
-    if shutil.which("espeak-ng") is None and set(args.scenario.split(",")) - {"f", "g", "h", "i"}:
+    if shutil.which("espeak-ng") is None and set(args.scenario.split(",")) - {"f", "g", "h", "i", "j"}:
         sys.exit("espeak-ng not found: apt-get install espeak-ng")
     if not args.cli:
         scratch = args.scratch_path
@@ -1005,7 +1021,7 @@ def main():
         bindir = subprocess.run(["swift", "build", "-c", "release", "--scratch-path", scratch, "--show-bin-path"],
                                 cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
         args.cli = os.path.join(bindir, "rtmix-cli")
-    if set(args.scenario.split(",")) & {"f", "g", "h", "i"} and not args.speex_baseline:
+    if set(args.scenario.split(",")) & {"f", "g", "h", "i", "j"} and not args.speex_baseline:
         args.speex_baseline = os.path.join(tempfile.mkdtemp(prefix="speex-baseline-"), "speex_baseline")
         subprocess.run(["cc", "-O2", "-o", args.speex_baseline, os.path.join(here, "speex_baseline.c"),
                         "-lspeexdsp", "-lm"], check=True)

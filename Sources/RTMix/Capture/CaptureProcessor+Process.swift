@@ -173,6 +173,10 @@ extension CaptureProcessor {
     /// path moved or the canceller diverged (`filterLost`): 5 s.
     static var residualPauseSeconds: Int { @_noLocks get { 5 } }
 
+    /// Seconds of far end in which the linear filter removes no echo before
+    /// the echo is taken as absent (`EchoAbsence`).
+    static var absenceSeconds: Int { @_noLocks get { 5 } }
+
     /// The filter in use is lost: a delay known before moved (the echo
     /// path changed) or the canceller diverged and was reset, after the
     /// filter had converged (`EchoFilterCheck.hasConverged`), with a talker
@@ -263,6 +267,11 @@ extension CaptureProcessor {
             case .realignedRight:
                 suppressor.trustFilterAgain(leakAtLeast: suppressor.leakAfterDistrust, holdFrames: CaptureProcessor.realignedHoldFrames)
             }
+            // 4c. no echo heard for seconds of far end (a headset)?
+            absence.frame(farEnd: powers.reference > 1e-6, mic: powers.mic, linear: powers.linear)
+            if suppressor.echoAbsent && !absence.absent { suppressor.echoReturned() }
+            suppressor.echoAbsent = absence.absent
+            if absence.absent && canceller.pauseLeft[0] < 2 { canceller.pauseResidualSuppression(frames: 2) }
             if aheadLeft > 0 && !started { lookAheadOneFrame() }
             // While it is suspected, the delay estimator hops at its full
             // rate: the echo may be at a new delay.

@@ -38,6 +38,7 @@ struct CaptureProcessor: ~Copyable {
     var delay: DelayTracker
     let canceller: EchoCanceller
     var check = EchoFilterCheck()
+    var absence: EchoAbsence
     var slide: EchoSlideTracker
     /// The per-bin residual-echo suppressor after the canceller and its
     /// preprocessor (which suppresses residual echo too, from speexdsp's
@@ -90,6 +91,7 @@ struct CaptureProcessor: ~Copyable {
         self.reference = consume reference
         self.framer = consume framer
         clock = CaptureClockFollower(sampleRate: rate)
+        absence = EchoAbsence(frames: CaptureProcessor.absenceSeconds * rate / frameSize)
         self.delay = consume delay
         slide = consume tracker
         canceller = consume c

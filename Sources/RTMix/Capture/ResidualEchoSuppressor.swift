@@ -60,6 +60,13 @@ import CRTMixSupport
 ///   what the reference explains (in at least half the power kept). When the delay
 ///   tracker sees the echo at a new delay (`echoMoved`), a near-end state
 ///   that began since the move is ended at once: the moved echo held it.
+/// - No echo heard (`echoAbsent`, set by the capture path from
+///   `EchoAbsence`: seconds of far end in which the linear filter removed
+///   nothing, a headset): no fallback and no echo-only state, only the
+///   linear filter's residual at the near-end overdrive; the path gain
+///   learnt meanwhile is a quantile of the talker's power, not the echo's.
+///   When the echo is heard again, `echoReturned` starts over as after a
+///   reset.
 /// - Gain: decision-directed Wiener gain from |E|²/R, smoothed over
 ///   neighbouring bins, falling at most 10 dB and rising at most 20 dB per
 ///   frame, floor −45 dB (−70 in the echo-only state, a gain under −45
@@ -257,6 +264,10 @@ struct ResidualEchoSuppressor: ~Copyable {
     let bandSums: UnsafeMutablePointer<Float>
     /// Decides near-end talk over the echo (the state).
     var detector: NearEndDetector
+    /// No echo heard for seconds of far end (`EchoAbsence`: a headset):
+    /// the estimates from the reference are dropped. Set by the caller
+    /// before `process`.
+    var echoAbsent = false
 
     init?(frameSize: Int, sampleRate: Int, floorDb: Float = -45, echoOnlyFloorDb: Float = -70, overdriveDb: Float = 3,
           echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300,
@@ -470,6 +481,20 @@ struct ResidualEchoSuppressor: ~Copyable {
         suspended = false
     }
 
+    /// The echo was absent (`EchoAbsence`) and is heard again (a headset
+    /// taken off): the path gain learnt without it (a low quantile of the
+    /// talker's and the room noise's power over the reference) starts
+    /// again at 0 dB, and the filter is distrusted as after a reset, so
+    /// that the fallback takes the new echo until the filter earns trust.
+    /// The path gain falls 10 dB a second but rises 2: kept, it held
+    /// `CaptureTests`' echo that appears after 8 s at 22 dB ERLE where the
+    /// same echo from the start is taken 68 dB down (63 dB with this).
+    @_noLocks
+    mutating func echoReturned() {
+        for k in 0..<lanes { pathGain[k] = 1 }
+        distrust()
+    }
+
     /// The linear filter's estimate looks like an echo path that has moved
     /// (`EchoFilterCheck`): rely on the fallback as after `distrust`, its
     /// estimate taken as left whole, but keep the trust and leak learnt so
@@ -673,7 +698,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         fft.transformForward(from: zInRe, zInIm, to: re, im)
         sinceDistrust = min(sinceDistrust + 1, Int.max / 2)
         if realignedHold > 0 { realignedHold -= 1 }
-        binFallback = talkerThereFirst ? talkerFallback : fallbackOverdrive
+        binFallback = echoAbsent ? 0 : talkerThereFirst ? talkerFallback : fallbackOverdrive
         rfft.forward(from: xInRe, xInIm, to: xr, xi)
         if lookingAhead {
             var k = 0
@@ -747,7 +772,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         let tg = target + 1  // bin k's target at tg[k]; tg[−1], tg[bins]: the ends repeated
         // Echo-only state: no near-end talk for the hold time. The same
         // Wiener gain against a residual taken `echoOnlyOverdrive` louder.
-        if anyFar && sinceNearEnd >= nearEndHold && echoOnlyOverdrive > overdrive {
+        if anyFar && sinceNearEnd >= nearEndHold && echoOnlyOverdrive > overdrive && !echoAbsent {
             let od = echoOnlyOverdrive
             // While looking ahead the echo may come from reference the
             // filter has not been fed: the echo the reference explains is
