@@ -3,30 +3,38 @@ import XCTest
 
 /// `EchoAbsence`: the rule that takes the echo as absent (a headset).
 final class EchoAbsenceTests: XCTestCase {
+    /// 100 frames a second, absent after 1 s of far end.
+    private func absence() -> EchoAbsence { EchoAbsence(framesPerSecond: 100, seconds: 1) }
+
     /// Far-end frames in which the filter removes nothing count up to the
     /// limit; frames without the far end change nothing.
     func testFarEndFramesWithoutRemovalMakeTheEchoAbsent() {
-        var a = EchoAbsence(frames: 5)
-        for _ in 0..<4 { a.frame(farEnd: true, mic: 1e-3, linear: 1e-3) }
+        var a = absence()
+        XCTAssertEqual(a.frames, 100)
+        for _ in 0..<99 { a.frame(farEnd: true, mic: 1e-3, linear: 1e-3) }
         XCTAssertFalse(a.absent)
-        for _ in 0..<100 { a.frame(farEnd: false, mic: 1e-3, linear: 1e-3) }
+        for _ in 0..<500 { a.frame(farEnd: false, mic: 1e-3, linear: 1e-3) }
         XCTAssertFalse(a.absent)
         a.frame(farEnd: true, mic: 1e-3, linear: 1e-3)
         XCTAssertTrue(a.absent)
-        XCTAssertEqual(a.quiet, 5)
+        XCTAssertEqual(a.quiet, 100)
+    }
+
+    /// Absent after 1 s over a floor at 1e-6 (−60 dBFS).
+    private func absentOverAFloor() -> EchoAbsence {
+        var a = absence()
+        for _ in 0..<100 { a.frame(farEnd: true, mic: 1e-6, linear: 1e-6) }
+        XCTAssertTrue(a.absent)
+        XCTAssertEqual(a.floor, 1e-6)
+        return a
     }
 
     /// Two far-end frames running in which the filter takes 6 dB out of a
-    /// microphone above −60 dBFS end the absence at once; one such frame,
-    /// 6 dB out of a quieter microphone (room noise), or 5 dB out do not.
+    /// microphone 10 dB over its floor end the absence at once; one such
+    /// frame, 6 dB out of a microphone under 10 dB over its floor (the room
+    /// noise), or 5 dB out do not.
     func testRemovalInTwoFramesRunningEndsIt() {
-        func absent() -> EchoAbsence {
-            var a = EchoAbsence(frames: 10)
-            for _ in 0..<10 { a.frame(farEnd: true, mic: 1e-4, linear: 1e-4) }
-            XCTAssertTrue(a.absent)
-            return a
-        }
-        var a = absent()
+        var a = absentOverAFloor()
         a.frame(farEnd: true, mic: 1e-4, linear: 2e-5)
         XCTAssertTrue(a.absent)
         a.frame(farEnd: true, mic: 1e-4, linear: 1e-4)  // the run is broken
@@ -36,12 +44,32 @@ final class EchoAbsenceTests: XCTestCase {
         XCTAssertFalse(a.absent)
         XCTAssertEqual(a.quiet, 0)
 
-        var quiet = absent()
-        for _ in 0..<5 { quiet.frame(farEnd: true, mic: 5e-7, linear: 1e-8) }  // under −60 dBFS
-        XCTAssertTrue(quiet.absent)
-        var little = absent()
+        var noise = absentOverAFloor()
+        for _ in 0..<5 { noise.frame(farEnd: true, mic: 8e-6, linear: 1e-7) }  // 9 dB over the floor
+        XCTAssertTrue(noise.absent)
+        var little = absentOverAFloor()
         for _ in 0..<5 { little.frame(farEnd: true, mic: 1e-4, linear: 3.2e-5) }  // 5 dB out
         XCTAssertTrue(little.absent)
+    }
+
+    /// The floor follows the microphone down at once and up by 1 dB a
+    /// second; digital silence leaves it alone. A quiet microphone (an echo
+    /// at −75 dBFS over a −95 dBFS floor) counts its removal.
+    func testTheFloorIsTheMicrophonesOwn() {
+        var a = absence()
+        for _ in 0..<10 { a.frame(farEnd: false, mic: 0, linear: 0) }
+        XCTAssertEqual(a.floor, 1)
+        a.frame(farEnd: false, mic: 1e-8, linear: 1e-8)
+        XCTAssertEqual(a.floor, 1e-8)
+        for _ in 0..<100 { a.frame(farEnd: false, mic: 1, linear: 1) }
+        XCTAssertEqual(10 * log10(Double(a.floor) / 1e-8), 1, accuracy: 0.01)
+
+        var quiet = absence()
+        for _ in 0..<100 { quiet.frame(farEnd: true, mic: 3e-10, linear: 3e-10) }
+        XCTAssertTrue(quiet.absent)
+        quiet.frame(farEnd: true, mic: 3e-8, linear: 3e-9)
+        quiet.frame(farEnd: true, mic: 3e-8, linear: 3e-9)
+        XCTAssertFalse(quiet.absent)
     }
 
     /// The capture path takes 5 s of far end.

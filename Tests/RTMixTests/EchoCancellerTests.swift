@@ -104,4 +104,43 @@ final class EchoCancellerTests: XCTestCase {
             XCTAssertNil(heldEchoState(p.canceller))
         }
     }
+
+    /// With no echo at the microphone (`EchoAbsence`), the microphone itself
+    /// goes on, the echo estimate is 0, and the linear stage still runs and
+    /// is measured: the powers are the same as without the pass, and so is
+    /// the next frame (the filter is not touched).
+    func testPassingTheMicrophoneStillRunsAndMeasuresTheLinearStage() throws {
+        let n = 160
+        func make() -> EchoCanceller? {
+            EchoCanceller(frameSize: n, sampleRate: 16_000, tailMs: 200, speakers: 1,
+                          noiseSuppression: false, echoSuppression: false, agc: false)
+        }
+        guard let a = make(), let b = make() else { return XCTFail("allocation failed") }
+        var noise = EchoSim.Noise(seed: 3)
+        let ref = (0..<(n * 80)).map { _ in 0.1 * noise.next() }
+        let mic = (0..<(n * 80)).map { $0 >= 8 ? 0.5 * ref[$0 - 8] : 0 }
+        var outA = [Float](repeating: 0, count: n), outB = outA
+        var estA = [Float](repeating: 0, count: n), estB = [Float](repeating: 1, count: n)
+        func frame(_ f: Int, pass: Bool) -> (EchoCanceller.FramePowers, EchoCanceller.FramePowers) {
+            let m = Array(mic[(f * n)..<((f + 1) * n)]), r = Array(ref[(f * n)..<((f + 1) * n)])
+            let pa = a.process(mic: m, reference: r, out: &outA, echoEstimate: &estA)
+            let pb = b.process(mic: m, reference: r, out: &outB, echoEstimate: &estB, passMicrophone: pass)
+            return (pa, pb)
+        }
+        for f in 0..<60 { _ = frame(f, pass: false) }
+        let (pa, pb) = frame(60, pass: true)
+        XCTAssertGreaterThan(pa.mic, 100 * pa.linear)  // the filter removes the echo
+        XCTAssertEqual(pb.linear, pa.linear)
+        XCTAssertEqual(pb.mic, pa.mic)
+        XCTAssertEqual(pb.errorEcho, pa.errorEcho)
+        let m = Array(mic[(60 * n)..<(61 * n)])
+        for i in 0..<n {
+            XCTAssertEqual(outB[i], m[i], accuracy: 1 / 32768)
+            XCTAssertEqual(estB[i], 0)
+        }
+        XCTAssertGreaterThan(estA.map { $0 * $0 }.reduce(0, +), 0)
+        let (qa, qb) = frame(61, pass: false)
+        XCTAssertEqual(qa.linear, qb.linear)
+        XCTAssertEqual(outA, outB)
+    }
 }

@@ -866,6 +866,9 @@ class Eval:
                 nr = resample(near, PLAY_RATE, rate)[:n] * 10 ** (near_db / 20)
                 noise = rs.pink(n, noise_seed + ri) * 10 ** (-70 / 20)
                 mic = (0 if no_echo else echo) + nr + noise
+                if self.args.mic_gain_db:  # a quieter (or hotter) microphone: all of it, the talker's and echo's
+                    gm = 10 ** (self.args.mic_gain_db / 20)   # metrics scaled alike
+                    mic, nr, echo = mic * gm, nr * gm, echo * gm
                 name = f"{tag}-{rate}-{ri}"
                 directory = os.path.join(self.work, name)
                 os.makedirs(directory, exist_ok=True)
@@ -891,7 +894,8 @@ class Eval:
                  "no delay hint. "
                  "Muted = the talker's active 20 ms frames in double talk whose output is > 10 dB below the clean talker. "
                  "ERLE over 1 s windows with the talker silent, after 5 s. AECMOS echo/degradation (speechmos, 16 kHz, "
-                 "double talk = 20 s from the talker's onset; far-end single talk = 2 s to the onset).", "",
+                 "double talk = 20 s from the talker's onset; far-end single talk = 2 s to the onset)."
+                 + (f" The microphone {self.args.mic_gain_db:+.0f} dB (everything it hears)." if self.args.mic_gain_db else ""), "",
                  "| capture | room | engine | ERLE median | ERLE p10 | muted frames | longest muted run | PESQ WB (DT) | AECMOS DT echo / deg | AECMOS far-end ST echo / deg |",
                  "|---|---|---|---|---|---|---|---|---|---|"]
         plots = []
@@ -1005,6 +1009,8 @@ def main():
     ap.add_argument("--rtmix-only", action="store_true", help="scenario i: RTMix alone (no speexdsp or AEC3 rows; "
                     "quicker while tuning)")
     ap.add_argument("--aecmos", action="store_true", help="scenarios f, g: AECMOS scores (speechmos)")
+    ap.add_argument("--mic-gain-db", type=float, default=0.0, help="scenarios f, g, h, j: the microphone this many dB "
+                    "quieter (< 0) or hotter, the talker, echo and noise alike (a microphone's gain)")
     ap.add_argument("--rtmix-args", default="", help="options appended to every `rtmix-cli aec` run, e.g. "
                     "'--tail-ms 300' (the tables then say so; speexdsp and AEC3 stay as they are)")
     args = ap.parse_args()

@@ -12,6 +12,8 @@ clean talker from its onset (8 s) of
   speex lin+ns   the same without its residual-echo suppression
   speex lin      its linear filter alone
   speex ne       speexdsp on the microphone without its echo
+  speex lin+ns ne  its linear filter (fed the reference, nothing to model)
+                 and its noise suppression on that microphone
   ns only ne     speexdsp's noise suppression alone on that microphone:
                  the ceiling of these chains
 Usage: pesq_parts.py RTMIX-CLI [WORKDIR]   (needs the asterisk sounds, as f)
@@ -104,6 +106,7 @@ def one(sc):
         "speex lin+ns": speex(mic, ref, rate, td, d, "s1", 1),
         "speex lin": speex(mic, ref, rate, td, d, "s2", 2),
         "speex ne": speex(ne, ref, rate, td, d, "s0n", 0),
+        "speex lin+ns ne": speex(ne, ref, rate, td, d, "s1r", 1),
         "ns only ne": speex(ne, ref * 0, rate, td, d, "s1n", 1),
     }
     a = int(start * rate)

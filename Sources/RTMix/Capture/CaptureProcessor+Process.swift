@@ -246,7 +246,7 @@ extension CaptureProcessor {
                 i &+= 1
             }
             powers = canceller.process(mic: framer.frame, reference: reference.frameReference, out: frameOut,
-                                       echoEstimate: echoNow)
+                                       echoEstimate: echoNow, passMicrophone: absence.absent)
             // 4a. is the filter's estimate still the echo? Decided before
             // the suppressor runs, so that a moved echo path is suppressed
             // from the frame it is seen in.

@@ -91,7 +91,7 @@ struct CaptureProcessor: ~Copyable {
         self.reference = consume reference
         self.framer = consume framer
         clock = CaptureClockFollower(sampleRate: rate)
-        absence = EchoAbsence(frames: CaptureProcessor.absenceSeconds * rate / frameSize)
+        absence = EchoAbsence(framesPerSecond: rate / frameSize, seconds: CaptureProcessor.absenceSeconds)
         self.delay = consume delay
         slide = consume tracker
         canceller = consume c
