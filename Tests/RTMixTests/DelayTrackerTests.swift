@@ -69,6 +69,25 @@ final class DelayTrackerTests: XCTestCase {
     /// A shift of 2–4 ms (under the 4 ms a move needs) is adopted after
     /// three hops that agree within 0.5 ms, and restarts the canceller;
     /// jitter within 2 ms, hops that disagree, or a hint in use never do.
+    /// A hop confirms the echo (`EchoAbsence`) when a trusted estimate
+    /// agrees with the delay in use or is adopted; never with no delay in
+    /// use (confident estimates with no echo at the microphone: scenario j's
+    /// held-out rooms had some), nor for one that disagrees or is not
+    /// trusted.
+    func testAHopConfirmsTheEchoOnlyAtTheDelayInUse() {
+        var t = makeTracker()
+        XCTAssertEqual(hop(&t, delay: 640)?.confirms, false)  // no delay in use
+        XCTAssertEqual(hop(&t, delay: 720)?.confirms, false)
+        XCTAssertEqual(hop(&t, delay: 700)?.confirms, true)   // adopted
+        XCTAssertEqual(hop(&t, delay: 702)?.confirms, true)   // agrees
+        XCTAssertEqual(hop(&t, delay: 702, confidence: 3)?.confirms, false)  // not trusted
+        XCTAssertEqual(hop(&t, delay: 900)?.confirms, false)  // elsewhere
+        var h = makeTracker()
+        _ = h.applyHint(44, h: 0, n: 0)  // 704 samples at 16 kHz
+        XCTAssertEqual(hop(&h, delay: 706)?.confirms, true)
+        XCTAssertEqual(hop(&h, delay: 1200)?.confirms, false)
+    }
+
     func testASmallShiftIsAdoptedAfterThreeAgreeingHopsWithARestart() {
         var t = makeTracker()
         _ = hop(&t, delay: 1_000)

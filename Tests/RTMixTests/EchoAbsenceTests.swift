@@ -52,6 +52,15 @@ final class EchoAbsenceTests: XCTestCase {
         XCTAssertTrue(little.absent)
     }
 
+    /// The delay estimator finding the echo where the reference is aligned
+    /// ends the absence too (an echo too weak for the filter's 6 dB).
+    func testTheEstimatorFindingTheEchoEndsIt() {
+        var a = absentOverAFloor()
+        a.echoFound()
+        XCTAssertFalse(a.absent)
+        XCTAssertEqual(a.quiet, 0)
+    }
+
     /// The floor follows the microphone down at once and up by 1 dB a
     /// second; digital silence leaves it alone. A quiet microphone (an echo
     /// at −75 dBFS over a −95 dBFS floor) counts its removal.

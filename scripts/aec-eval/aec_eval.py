@@ -865,6 +865,8 @@ class Eval:
                 echo[d:] = room[:n - d]
                 nr = resample(near, PLAY_RATE, rate)[:n] * 10 ** (near_db / 20)
                 noise = rs.pink(n, noise_seed + ri) * 10 ** (-70 / 20)
+                if self.args.echo_gain_db:  # a quieter loudspeaker: the echo alone
+                    echo = echo * 10 ** (self.args.echo_gain_db / 20)
                 mic = (0 if no_echo else echo) + nr + noise
                 if self.args.mic_gain_db:  # a quieter (or hotter) microphone: all of it, the talker's and echo's
                     gm = 10 ** (self.args.mic_gain_db / 20)   # metrics scaled alike
@@ -895,7 +897,8 @@ class Eval:
                  "Muted = the talker's active 20 ms frames in double talk whose output is > 10 dB below the clean talker. "
                  "ERLE over 1 s windows with the talker silent, after 5 s. AECMOS echo/degradation (speechmos, 16 kHz, "
                  "double talk = 20 s from the talker's onset; far-end single talk = 2 s to the onset)."
-                 + (f" The microphone {self.args.mic_gain_db:+.0f} dB (everything it hears)." if self.args.mic_gain_db else ""), "",
+                 + (f" The microphone {self.args.mic_gain_db:+.0f} dB (everything it hears)." if self.args.mic_gain_db else "")
+                 + (f" The echo {self.args.echo_gain_db:+.0f} dB (a quieter loudspeaker)." if self.args.echo_gain_db else ""), "",
                  "| capture | room | engine | ERLE median | ERLE p10 | muted frames | longest muted run | PESQ WB (DT) | AECMOS DT echo / deg | AECMOS far-end ST echo / deg |",
                  "|---|---|---|---|---|---|---|---|---|---|"]
         plots = []
@@ -1011,6 +1014,8 @@ def main():
     ap.add_argument("--aecmos", action="store_true", help="scenarios f, g: AECMOS scores (speechmos)")
     ap.add_argument("--mic-gain-db", type=float, default=0.0, help="scenarios f, g, h, j: the microphone this many dB "
                     "quieter (< 0) or hotter, the talker, echo and noise alike (a microphone's gain)")
+    ap.add_argument("--echo-gain-db", type=float, default=0.0, help="scenarios f, g, h: the echo alone this many dB "
+                    "quieter (< 0) or louder (a loudspeaker's volume)")
     ap.add_argument("--rtmix-args", default="", help="options appended to every `rtmix-cli aec` run, e.g. "
                     "'--tail-ms 300' (the tables then say so; speexdsp and AEC3 stay as they are)")
     args = ap.parse_args()

@@ -56,6 +56,7 @@ extension CaptureProcessor {
             missing += processFrame(link: link)
             if let hop = delay.hop(locked: clock.locked) {
                 metrics.estimate(hop, link: link)
+                if hop.confirms { absence.echoFound() }
                 if hop.moved {
                     suppressor.echoMoved(within: delay.singleHopSpan / frameSize)
                 } else if hop.distrust {

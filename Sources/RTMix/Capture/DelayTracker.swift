@@ -120,6 +120,10 @@ struct DelayTracker: ~Copyable {
         /// locked, confident, distinct, at least 3 hops, in range): good
         /// enough to follow the echo's slide from (`EchoSlideTracker`).
         var trusted = false
+        /// A trusted estimate that agrees with the delay in use (within
+        /// 4 ms) or is adopted: the echo is heard where the reference is
+        /// aligned (`EchoAbsence`).
+        var confirms = false
         /// The hop alone saw the echo move (see `singleHopConfidence`).
         var moved = false
         /// The echo moved away from an estimated delay: until the reference
@@ -235,6 +239,7 @@ struct DelayTracker: ~Copyable {
         hop.trusted = true
         let tolerance = Double(rate) * 0.004
         if abs(estimate - delay) <= tolerance && source != 0 {
+            hop.confirms = true
             candidateHits = 0
             estimator.tracking = movedHits == 0  // settled: estimate half as often
             // A small shift (2–4 ms) that holds for three hops: the path
@@ -268,6 +273,7 @@ struct DelayTracker: ~Copyable {
         // host's hint needs four (~1 s of data gathered after it was set).
         if candidateHits >= (source == 1 ? 4 : 2) {
             hop.change = setDelay(max(0, estimate), source: 2)
+            hop.confirms = true
             candidateHits = 0
         }
         return hop

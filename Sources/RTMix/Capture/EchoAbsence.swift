@@ -15,7 +15,10 @@ import CRTMixSupport
 /// echo at the microphone").
 ///
 /// After `frames` far-end frames (5 s) in which the filter never removed
-/// echo, the echo is taken as absent: the microphone itself goes on to
+/// echo and the delay estimator never found it where the reference is
+/// aligned (`echoFound`: without it a quiet loudspeaker's echo, a few dB
+/// over the room's noise, was taken as absent and passed), the echo is
+/// taken as absent: the microphone itself goes on to
 /// the preprocessor (the linear stage still runs and is measured,
 /// `EchoCanceller.process(passMicrophone:)`), the suppressor drops the
 /// reference-explained estimates and speexdsp's residual-echo suppression
@@ -60,6 +63,12 @@ struct EchoAbsence {
 
     /// No echo has been seen for `frames` far-end frames.
     var absent: Bool { @_noLocks get { quiet >= frames } }
+
+    /// The delay estimator finds the echo where the reference is aligned
+    /// (`DelayTracker.Hop.confirms`): an echo too weak for the filter to
+    /// take 6 dB out of over the microphone's floor is there all the same.
+    @_noLocks
+    mutating func echoFound() { quiet = 0 }
 
     /// One frame: the far end active (`farEnd`), the microphone's and the
     /// linear output's mean square (full scale 1).
