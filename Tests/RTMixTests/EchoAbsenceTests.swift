@@ -30,8 +30,8 @@ final class EchoAbsenceTests: XCTestCase {
     }
 
     /// Two far-end frames running in which the filter takes 6 dB out of a
-    /// microphone 10 dB over its floor end the absence at once; one such
-    /// frame, 6 dB out of a microphone under 10 dB over its floor (the room
+    /// microphone 10 dB over the floor end the absence at once; one such
+    /// frame, 6 dB out of a microphone under 10 dB over the floor (the room
     /// noise), or 5 dB out do not.
     func testRemovalInTwoFramesRunningEndsIt() {
         var a = absentOverAFloor()
@@ -45,7 +45,7 @@ final class EchoAbsenceTests: XCTestCase {
         XCTAssertEqual(a.quiet, 0)
 
         var noise = absentOverAFloor()
-        for _ in 0..<5 { noise.frame(farEnd: true, mic: 8e-6, linear: 1e-7) }  // 9 dB over the floor
+        for _ in 0..<5 { noise.frame(farEnd: true, mic: 8e-6, linear: 2e-6) }  // 9 dB over the floor
         XCTAssertTrue(noise.absent)
         var little = absentOverAFloor()
         for _ in 0..<5 { little.frame(farEnd: true, mic: 1e-4, linear: 3.2e-5) }  // 5 dB out
@@ -61,16 +61,19 @@ final class EchoAbsenceTests: XCTestCase {
         XCTAssertEqual(a.quiet, 0)
     }
 
-    /// The floor follows the microphone down at once and up by 1 dB a
+    /// The floor follows the linear output down at once and up by 1 dB a
     /// second; digital silence leaves it alone. A quiet microphone (an echo
-    /// at −75 dBFS over a −95 dBFS floor) counts its removal.
-    func testTheFloorIsTheMicrophonesOwn() {
+    /// at −75 dBFS over a −95 dBFS floor) counts its removal, and so does a
+    /// steady echo (a tone), whose microphone never falls to the floor:
+    /// taken from the microphone's own minimum, the floor was the tone, and
+    /// its echo was taken as absent (`engine_api.c`'s tone echo, 0.4 dB).
+    func testTheFloorIsTheLinearOutputsLowest() {
         var a = absence()
         for _ in 0..<10 { a.frame(farEnd: false, mic: 0, linear: 0) }
         XCTAssertEqual(a.floor, 1)
-        a.frame(farEnd: false, mic: 1e-8, linear: 1e-8)
+        a.frame(farEnd: false, mic: 1, linear: 1e-8)
         XCTAssertEqual(a.floor, 1e-8)
-        for _ in 0..<100 { a.frame(farEnd: false, mic: 1, linear: 1) }
+        for _ in 0..<100 { a.frame(farEnd: false, mic: 1e-8, linear: 1) }
         XCTAssertEqual(10 * log10(Double(a.floor) / 1e-8), 1, accuracy: 0.01)
 
         var quiet = absence()
@@ -79,6 +82,10 @@ final class EchoAbsenceTests: XCTestCase {
         quiet.frame(farEnd: true, mic: 3e-8, linear: 3e-9)
         quiet.frame(farEnd: true, mic: 3e-8, linear: 3e-9)
         XCTAssertFalse(quiet.absent)
+
+        var tone = absence()
+        for _ in 0..<300 { tone.frame(farEnd: true, mic: 1e-2, linear: 1e-5) }
+        XCTAssertFalse(tone.absent)
     }
 
     /// The capture path takes 5 s of far end.

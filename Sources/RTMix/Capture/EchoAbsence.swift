@@ -11,7 +11,7 @@ import CRTMixSupport
 /// with no echo at all by 4–5 % of its double-talk frames at 16 kHz and
 /// 14–17 % at 48 kHz (runs up to 300 ms); and a linear filter with
 /// nothing to model subtracts what it makes of the reference, which took a
-/// talker's PESQ from 3.8–4.1 to 2.8–3.5 on its own (docs/capture.md, "No
+/// talker's PESQ from 3.8–4.1 to 2.5–3.3 on its own (docs/capture.md, "No
 /// echo at the microphone").
 ///
 /// After `frames` far-end frames (5 s) in which the filter never removed
@@ -25,8 +25,10 @@ import CRTMixSupport
 /// pauses (WebRTC AEC3 has the same idea: its transparent mode for
 /// headsets).
 /// "Removed" is the linear stage taking 6 dB out of a microphone 10 dB
-/// over its own floor (the minimum of its power, rising 1 dB a second) in
-/// two far-end frames running: on the recorded-speech rooms with echo that
+/// over the floor under it (the linear output's power at its lowest,
+/// rising 1 dB a second: the room's noise once the echo is out; the
+/// microphone's own minimum was the echo itself for a steady tone, and a
+/// tone's echo was taken as absent) in two far-end frames running: on the recorded-speech rooms with echo that
 /// happens in 60–70 % of far-end frames, at most 2.1 s apart (the first
 /// after the delay is found); without echo, never (with no floor the
 /// filter took 6 dB out of the −66 dBFS room noise for three frames in
@@ -48,8 +50,8 @@ struct EchoAbsence {
     private(set) var quiet = 0
     /// Far-end frames running in which the filter removed 6 dB.
     private(set) var removing = 0
-    /// The microphone's power floor (full scale 1; frames of digital
-    /// silence left out).
+    /// The floor under the microphone: the linear output's power at its
+    /// lowest (full scale 1; frames of digital silence left out).
     private(set) var floor: Float = 1
 
     /// `framesPerSecond` capture frames a second; the echo is taken as
@@ -76,7 +78,7 @@ struct EchoAbsence {
     mutating func frame(farEnd: Bool, mic: Float, linear: Float) {
         // Digital silence (devices deliver zeros at first) says nothing
         // of the floor.
-        if mic > 1e-10 { floor = mic <= floor ? mic : floor * rise }
+        if linear > 1e-10 { floor = linear <= floor ? linear : floor * rise }
         guard farEnd else { return }
         removing = mic > 10 * floor && mic > 4 * linear ? min(removing + 1, 2) : 0
         quiet = removing >= 2 ? 0 : min(quiet + 1, frames)
