@@ -33,8 +33,6 @@ struct EchoScenario {
     var echoGain: Float = 1
     /// The near-end talker's amplitude (the synthetic speech's scale).
     var nearGain: Float = 0.5
-    /// The media's amplitude in the playout (the voice's is 0.6).
-    var mediaGain: Float = 0.4
     /// The near-end talker's pitch. At 210 Hz (1.5 × the far end's 140,
     /// with the same vibrato and formant tracks) its harmonics fall on
     /// the far end's: the linear filter takes 10–30 dB of it out as if it
@@ -62,7 +60,7 @@ struct EchoScenario {
     func run(configure: ((inout EngineConfig) -> Void)? = nil) throws -> Result {
         let voice = EchoSim.speech(rate: outputRate, seconds: seconds, seed: seed)
         let media = EchoSim.music(rate: outputRate, seconds: seconds, seed: seed + 1)
-        let heard = zip(voice, media).map { 0.6 * $0 + mediaGain * $1 }
+        let heard = zip(voice, media).map { 0.6 * $0 + 0.4 * $1 }
         let played = voiceOnlyReference ? voice.map { 0.6 * $0 } : heard
         // The microphone hears `heard` at the capture rate.
         var atMic = heard

@@ -431,6 +431,8 @@ typedef struct capture_ctx {
      * non-finite samples), so that the canceller converges far enough for
      * the filter check to act on a moved path. */
     int clean;
+    /* The headset phase's microphone: its pattern alone, no echo. */
+    int no_echo;
     float mic[CAP_MAX * 2], out[CAP_MAX * 2];
     int16_t mic16[CAP_MAX * 2], out16[CAP_MAX * 2];
     long calls_ok, calls_other, hint_calls, publish_calls, nonfinite_out;
@@ -445,7 +447,7 @@ static int32_t rt_capture_block(capture_ctx *c, uint32_t frames, int use_s16, lo
     int32_t st;
     for (i = 0; i < frames; i++) {
         uint32_t at = (c->line_pos + CAP_ECHO - c->echo_lag - (frames - i) * step) % CAP_ECHO;
-        float v = 0.5f * c->line[at]
+        float v = (c->no_echo ? 0.0f : 0.5f * c->line[at])
                   + (c->clean ? 0.0f : 0.01f * (float)((round * 131 + i * 17) % 97 - 48) / 48.0f);
         for (k = 0; k < c->cap_ch; k++) {
             c->mic[i * c->cap_ch + k] = v;
@@ -713,6 +715,25 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
             CHECK(js.aec_delay_changes > changes_before);
             CHECK(js.aec_delay_ms > jumps[p].lo_ms && js.aec_delay_ms < jumps[p].hi_ms);
         }
+        /* Phase headset: the microphone hears no echo (its pattern alone)
+         * for 7 s of far end, so the echo is taken as absent after 5 s
+         * (EchoAbsence: the microphone passed on, speexdsp's residual-echo
+         * suppression paused, the suppressor's fallback dropped); then the
+         * echo comes back for 3 s (the suppressor starts over). All in the
+         * real-time region. */
+        c.clean = 0;
+        for (p = 0; p < 2; p++) {
+            c.no_echo = p == 0;
+            for (i = 0; i < (p == 0 ? 700 : 300); i++) {
+                for (k = 0; k < 480; k++) {
+                    seed = seed * 1664525u + 1013904223u;
+                    noise[k] = 0.3f * ((float)(seed >> 8) / 8388608.0f - 1.0f);
+                }
+                (void)rtmix_source_push_f32(c.e, noise_id, noise, 480, NULL);
+                if (rt_duplex(&c, outf, 480, (int)(i % 4 == 3), i + 1) == RTMIX_OK) duplex_calls++;
+                sleep_us(2500);
+            }
+        }
     }
 
     rtmix_engine_stats_init(&es);
@@ -731,7 +752,7 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
            (unsigned long long)es.capture_ns_max);
     CHECK(c.calls_other == 0);
     CHECK(c.nonfinite_out == 0);
-    CHECK(duplex_calls == 2500 + 800 + 400);
+    CHECK(duplex_calls == 2500 + 800 + 400 + 700 + 300);
     CHECK(render_ok == 2000);
     CHECK(es.capture_calls == (uint64_t)c.calls_ok + 2);
     CHECK(es.capture_frames == c.mic_frames + 320);
