@@ -488,6 +488,27 @@ final class CaptureStageTests: XCTestCase {
         XCTAssertEqual(median, 20 * log10(0.55), accuracy: 3)
     }
 
+    /// The echo heard again after an absence (`echoReturned`): the path
+    /// gain goes back to what it was when the echo was last heard
+    /// (`echoHeard`), 0 dB if it never was, whatever was learnt in
+    /// between; the filter is distrusted.
+    func testTheEchosReturnGoesBackToThePathGainLastHeard() {
+        var s = ResidualEchoSuppressor(frameSize: 160, sampleRate: 16_000)!
+        let lanes = s.lanes
+        for k in 0..<lanes { s.pathGain[k] = 1e-4 }
+        s.echoReturned()
+        XCTAssertEqual((0..<lanes).map { s.pathGain[$0] }, [Float](repeating: 1, count: lanes))
+        for k in 0..<lanes { s.pathGain[k] = 0.3 + Float(k) * 1e-3 }
+        s.echoHeard()
+        for k in 0..<lanes {
+            s.pathGain[k] = 1e-6  // learnt from the silence (or a talker) while the echo was absent
+            s.trust[k] = 1
+        }
+        s.echoReturned()
+        XCTAssertEqual((0..<lanes).map { s.pathGain[$0] }, (0..<lanes).map { 0.3 + Float($0) * 1e-3 })
+        XCTAssertEqual((0..<lanes).map { s.trust[$0] }, [Float](repeating: 0, count: lanes))
+    }
+
     /// The amplitude of `x`'s 300 Hz component (16 kHz) over [lo, hi), by projection.
     private func amplitude300(_ x: (Int) -> Float, _ lo: Int, _ hi: Int) -> Double {
         var c = 0.0, d = 0.0

@@ -88,6 +88,27 @@ final class EchoAbsenceTests: XCTestCase {
         XCTAssertFalse(tone.absent)
     }
 
+    /// `justLost` holds in the one far-end frame 0.2 s (20 far-end frames)
+    /// into a stretch without the echo: when the capture path keeps the
+    /// suppressor's path gain for the echo's return. Frames without the far
+    /// end do not count; the echo found again starts the count over.
+    func testTheEchoIsJustLostInOneFrameAFifthOfASecondIn() {
+        var a = absence()
+        var lost: [Int] = []
+        for i in 0..<60 {
+            a.frame(farEnd: true, mic: 1e-6, linear: 1e-6)
+            if a.justLost { lost.append(i) }
+            if i == 9 { for _ in 0..<30 { a.frame(farEnd: false, mic: 1e-6, linear: 1e-6) } }
+        }
+        XCTAssertEqual(lost, [19])
+        a.echoFound()
+        XCTAssertFalse(a.justLost)
+        for _ in 0..<20 { a.frame(farEnd: true, mic: 1e-6, linear: 1e-6) }
+        XCTAssertTrue(a.justLost)
+        a.frame(farEnd: true, mic: 1e-6, linear: 1e-6)
+        XCTAssertFalse(a.justLost)
+    }
+
     /// The capture path takes 5 s of far end.
     func testTheCapturePathTakesFiveSecondsOfFarEnd() {
         var config = EngineConfig()

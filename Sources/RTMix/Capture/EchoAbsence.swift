@@ -36,13 +36,16 @@ import CRTMixSupport
 /// level, holds for any microphone gain: replayed on those scenes' frame
 /// traces 50 dB quieter, a −60 dBFS level would take every echo as absent,
 /// the floor none. It ends the absence at once, and the suppressor starts
-/// over as after a reset: an echo that appears (the headset taken off)
-/// passes until the delay is found and the filter takes its first 6 dB out
-/// (`CaptureTests`: 9.5 dB ERLE in its first second), then is suppressed as
-/// at the start. Plain values: no allocation.
+/// over as after a reset, from the path gain it had 0.2 s into the last
+/// stretch without the echo (`justLost`): an echo that appears (the
+/// headset taken off) passes until the delay is found and the filter takes
+/// its first 6 dB out (`CaptureTests`: 9.5 dB ERLE in its first second),
+/// then is suppressed as at the start. Plain values: no allocation.
 struct EchoAbsence {
     /// Far-end frames without removal before the echo is taken as absent.
     let frames: Int
+    /// Far-end frames in 0.2 s (`justLost`).
+    let heardFrames: Int
     /// Per frame, the factor by which the floor rises (1 dB a second).
     let rise: Float
     /// Far-end frames since the filter last removed echo (saturates at
@@ -59,9 +62,15 @@ struct EchoAbsence {
     init(framesPerSecond: Int, seconds: Int) {
         let fps = max(1, framesPerSecond)
         frames = max(1, seconds * fps)
+        heardFrames = max(1, min(frames - 1, fps / 5))
         let amplitude = rtmix_support_db_to_linear(1 / Float(fps))
         rise = amplitude * amplitude
     }
+
+    /// The echo was heard until `heardFrames` far-end frames ago (0.2 s,
+    /// past a reverberant room's tail): the suppressor keeps its path gain
+    /// then (`ResidualEchoSuppressor.echoHeard`).
+    var justLost: Bool { @_noLocks get { quiet == heardFrames } }
 
     /// No echo has been seen for `frames` far-end frames.
     var absent: Bool { @_noLocks get { quiet >= frames } }

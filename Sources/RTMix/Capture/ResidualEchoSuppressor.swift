@@ -66,7 +66,7 @@ import CRTMixSupport
 ///   linear filter's residual at the near-end overdrive; the path gain
 ///   learnt meanwhile is a quantile of the talker's power, not the echo's.
 ///   When the echo is heard again, `echoReturned` starts over as after a
-///   reset.
+///   reset, from the path gain kept while it was last heard (`echoHeard`).
 /// - Gain: decision-directed Wiener gain from |E|²/R, smoothed over
 ///   neighbouring bins, falling at most 10 dB and rising at most 20 dB per
 ///   frame, floor −45 dB (−70 in the echo-only state, a gain under −45
@@ -122,6 +122,9 @@ struct ResidualEchoSuppressor: ~Copyable {
     let echoHeld: UnsafeMutablePointer<Float>
     let refHeld: UnsafeMutablePointer<Float>
     let pathGain: UnsafeMutablePointer<Float>
+    /// Per bin, the path gain as it was while the echo was last heard
+    /// (`echoHeard`; 1 until then): what `echoReturned` goes back to.
+    let pathGainHeard: UnsafeMutablePointer<Float>
     let noise: UnsafeMutablePointer<Float>
     /// Per bin, |E|² smoothed over ~60 ms: what `noise` tracks the minimum
     /// of (the raw periodogram's frame-to-frame spread put it 10–24 dB
@@ -318,7 +321,8 @@ struct ResidualEchoSuppressor: ~Copyable {
               let ta = batch.allocate(repeating: Float(0), count: lanes),
               let la = batch.allocate(repeating: Float(1), count: lanes),
               let bs = batch.allocate(repeating: Float(0), count: 192),
-              let ah = batch.allocate(repeating: Float(0), count: lanes)
+              let ah = batch.allocate(repeating: Float(0), count: lanes),
+              let ph2 = batch.allocate(repeating: Float(1), count: lanes)
         else { return nil }
         hop = frameSize
         size = p
@@ -365,6 +369,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         leakAside = la
         bandSums = bs
         aheadHeld = ah
+        pathGainHeard = ph2
         let n2 = 2 * frameSize
         for i in 0..<n2 {
             // periodic sqrt-Hann: w²(i) + w²(i + hop) = 1
@@ -442,6 +447,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         Allocation.free(echoHeld)
         Allocation.free(refHeld)
         Allocation.free(pathGain)
+        Allocation.free(pathGainHeard)
         Allocation.free(noise)
         Allocation.free(smoothE)
         Allocation.free(gain)
@@ -482,17 +488,32 @@ struct ResidualEchoSuppressor: ~Copyable {
     }
 
     /// The echo was absent (`EchoAbsence`) and is heard again (a headset
-    /// taken off): the path gain learnt without it (a low quantile of the
-    /// talker's and the room noise's power over the reference) starts
-    /// again at 0 dB, and the filter is distrusted as after a reset, so
-    /// that the fallback takes the new echo until the filter earns trust.
-    /// The path gain falls 10 dB a second but rises 2: kept, it held
-    /// `CaptureTests`' echo that appears after 8 s at 22 dB ERLE where the
-    /// same echo from the start is taken 68 dB down (63 dB with this).
+    /// taken off, a loudspeaker unmuted): the path gain learnt without it
+    /// (a low quantile of the talker's and the room noise's power over the
+    /// reference) goes back to what it was while the echo was last heard
+    /// (`echoHeard`; 0 dB if never), and the filter is distrusted as after
+    /// a reset, so that the fallback takes the echo until the filter earns
+    /// trust again. The path gain falls 10 dB a second but rises 2: kept,
+    /// it held `CaptureTests`' echo that appears after 8 s at 22 dB ERLE
+    /// where the same echo from the start is taken 68 dB down (63 dB with
+    /// this), and an echo back after 6 s of silence at 15–42 dB (50–69).
+    /// Taken back to 0 dB instead of the gain heard, a quiet
+    /// loudspeaker's echo (45 dB down, 3 dB over the room's noise, taken
+    /// as absent for 0.6–0.8 s in double talk) cut the talker it returned
+    /// under by up to 11 points more of its frames: in double talk the
+    /// path gain learns the talker's power, not the echo's.
     @_noLocks
     mutating func echoReturned() {
-        for k in 0..<lanes { pathGain[k] = 1 }
+        for k in 0..<lanes { pathGain[k] = pathGainHeard[k] }
         distrust()
+    }
+
+    /// The echo was heard until a moment ago (`EchoAbsence`: the first
+    /// frames of a stretch without it): keep the path gain as it is, for
+    /// `echoReturned`.
+    @_noLocks
+    func echoHeard() {
+        for k in 0..<lanes { pathGainHeard[k] = pathGain[k] }
     }
 
     /// The linear filter's estimate looks like an echo path that has moved
