@@ -270,7 +270,7 @@ extension CaptureProcessor {
             }
             // 4c. no echo heard for seconds of far end (a headset)?
             absence.frame(farEnd: powers.reference > 1e-6, mic: powers.mic, linear: powers.linear)
-            if absence.justLost && powers.reference > 1e-6 { suppressor.echoHeard() }
+            if absence.justLost { suppressor.echoHeard() }
             if suppressor.echoAbsent && !absence.absent { suppressor.echoReturned() }
             suppressor.echoAbsent = absence.absent
             if absence.absent && canceller.pauseLeft[0] < 2 { canceller.pauseResidualSuppression(frames: 2) }

@@ -67,10 +67,10 @@ struct EchoAbsence {
         rise = amplitude * amplitude
     }
 
-    /// The echo was heard until `heardFrames` far-end frames ago (0.2 s,
-    /// past a reverberant room's tail): the suppressor keeps its path gain
-    /// then (`ResidualEchoSuppressor.echoHeard`).
-    var justLost: Bool { @_noLocks get { quiet == heardFrames } }
+    /// This frame, a far-end one, is the `heardFrames`-th (0.2 s, past a
+    /// reverberant room's tail) since the echo was last heard: the
+    /// suppressor keeps its path gain now (`ResidualEchoSuppressor.echoHeard`).
+    private(set) var justLost = false
 
     /// No echo has been seen for `frames` far-end frames.
     var absent: Bool { @_noLocks get { quiet >= frames } }
@@ -79,7 +79,10 @@ struct EchoAbsence {
     /// (`DelayTracker.Hop.confirms`): an echo too weak for the filter to
     /// take 6 dB out of over the microphone's floor is there all the same.
     @_noLocks
-    mutating func echoFound() { quiet = 0 }
+    mutating func echoFound() {
+        quiet = 0
+        justLost = false
+    }
 
     /// One frame: the far end active (`farEnd`), the microphone's and the
     /// linear output's mean square (full scale 1).
@@ -88,8 +91,10 @@ struct EchoAbsence {
         // Digital silence (devices deliver zeros at first) says nothing
         // of the floor.
         if linear > 1e-10 { floor = linear <= floor ? linear : floor * rise }
+        justLost = false
         guard farEnd else { return }
         removing = mic > 10 * floor && mic > 4 * linear ? min(removing + 1, 2) : 0
         quiet = removing >= 2 ? 0 : min(quiet + 1, frames)
+        justLost = quiet == heardFrames
     }
 }
