@@ -48,7 +48,9 @@ final class NearEndDetectorTests: XCTestCase {
             bands[64 + 4 * b + 1] = 1                // any lanes add up
             bands[128 + 4 * b + 2] = powf(10, -Float(b) / 2)
         }
-        let f = bands.withUnsafeBufferPointer { d.features(e: 1, y: 1, r: 1, kept: 1, talk: 1, bands: $0.baseAddress!) }
+        let path = (0..<16).map { powf(10, -Float($0) / 2) }.reduce(0, +)
+        let f = bands.withUnsafeBufferPointer { d.features(e: 1, y: 1, r: 1, kept: 1, talk: 1, x: 100 * path,
+                                                           bands: $0.baseAddress!) }
         XCTAssertEqual(f.1[1], 7.5, accuracy: 1e-3)    // largest
         XCTAssertEqual(f.1[2], 6.5, accuracy: 1e-3)    // third largest
         XCTAssertEqual(f.1[3], 3.75, accuracy: 1e-3)   // mean of 0, 0.5, … 7.5
@@ -56,6 +58,21 @@ final class NearEndDetectorTests: XCTestCase {
         XCTAssertEqual(f.2[1], 0, accuracy: 1e-3)
         XCTAssertEqual(f.2[2], 0, accuracy: 1e-3)
         XCTAssertEqual(f.0[0], 0, accuracy: 1e-3)      // kept / echo estimate = 1
+        XCTAssertEqual(f.2[3], -2, accuracy: 1e-3)     // the coupling: path echo 20 dB under the reference
+    }
+
+    /// The coupling stays within the span the model was fitted on (−35 …
+    /// −5 dB), so a louder or quieter device than any fitted on is not
+    /// extrapolated.
+    func testTheCouplingIsKeptWithinTheFittedSpan() {
+        let d = NearEndDetector(bins: 256, binHz: 31.25)
+        var bands = [Float](repeating: 0, count: 192)
+        for b in 0..<16 { bands[4 * b] = 1; bands[64 + 4 * b] = 1; bands[128 + 4 * b] = 1 }  // path echo 16
+        for (x, want) in [(Float(16), Float(-0.5)), (16 * 1e6, -3.5), (16 * 1e3, -3), (16 * 10, -1)] {
+            let f = bands.withUnsafeBufferPointer { d.features(e: 1, y: 1, r: 1, kept: 1, talk: 1, x: x,
+                                                               bands: $0.baseAddress!) }
+            XCTAssertEqual(f.2[3], want, accuracy: 1e-3, "reference \(x)")
+        }
     }
 
     func testTalkNeedsTwoFramesRunning() {

@@ -8,10 +8,18 @@ build: it reads RTMIX_ORACLE, the talker's true activity per 10 ms frame,
 drives the suppressor's state with it, and writes the rows to RTMIX_DBG).
 To make them (docs/capture.md, "The near-end detector"):
 
-  aec_eval.py --scenario h --cli BIN --workdir W          # the scenes
+  aec_eval.py --scenario h,f,g --cli BIN --workdir W          # the scenes
   git apply scripts/aec-eval/talk-features.patch && \
     swift build -c release --product rtmix-cli --scratch-path .build-dbg
   talk_model.py --prepare W --cli .build-dbg/release/rtmix-cli --dumps D
+
+The model in the code (2026-11-29) was fitted on scenario h at three
+microphone gains (`aec_eval.py --mic-gain-db -10` and `-20`, each in a
+workdir of its own, dumped to D-10 and D-20) and on five live recordings (DA),
+and checked on f and g at the same gains and on eight more recordings (DB):
+
+  talk_model.py --train 'D0/h*,D-10/h*,D-20/h*,DA/*' --weight 'DA/*=6' \
+                --test 'D-20/[fg]*' --threshold 0.3 --swift
 
 A scene without talker.wav (scripts/aec-eval/live-record's recordings of the
 live loopback) is labelled echo only throughout.
@@ -22,14 +30,14 @@ frames the evaluation counts). Each feature is also used as its ~100 ms
 average (a one-pole average, 0.1 per frame, as the detector keeps it).
 
   talk_model.py --train 'D/h*.f32' [--test 'D/[fg]*.f32'] [--threshold P] [--swift]
-                [--predict OUTDIR]
+                [--weight GLOB=W ...] [--predict OUTDIR]
 
 Prints the frame-level true/false positive rates on the training and test
 frames; --swift prints the weights with the normalisation folded in, ready for
 NearEndDetector; --predict writes each run's decisions (talk in two frames
 running, far end active) as one byte per frame for an oracle build.
 """
-import argparse, glob, math, os
+import argparse, fnmatch, glob, math, os
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
@@ -52,20 +60,30 @@ def load(path):
 USE = list(range(NF))
 
 
+WEIGHTS = []  # (glob, weight): --weight
+
+
 def stack(paths):
-    X, L = [], []
+    X, L, W = [], [], []
     for p in paths:
         a, x = load(p)
         x = x[:, USE + [NF + i for i in USE]]
         m = (a[:, 1] > 0)
         m[:SKIP] = False
         X.append(x[m]); L.append(a[m, 0] > 0)
-    return np.vstack(X), np.concatenate(L)
+        w = 1.0
+        for g, gw in WEIGHTS:
+            if fnmatch.fnmatch(p, g):
+                w = gw
+        W.append(np.full(int(m.sum()), w))
+    return np.vstack(X), np.concatenate(L), np.concatenate(W)
 
 
 def rates(clf, mu, sd, X, L, ths):
     p = clf.predict_proba((X - mu) / sd)[:, 1]
-    return "  ".join(f"p>{t}: TPR {(p[L] > t).mean():.3f} FPR {(p[~L] > t).mean():.3f}" for t in ths)
+    def share(m):  # "n/a" where the frames have no such label (echo-only recordings)
+        return f"{m.mean():.3f}" if m.size else "n/a"
+    return "  ".join(f"p>{t}: TPR {share(p[L] > t)} FPR {share(p[~L] > t)}" for t in ths)
 
 
 def prepare(workdir, cli, dumps):
@@ -109,24 +127,30 @@ def main():
     ap.add_argument("--threshold", type=float, default=0.5)
     ap.add_argument("--swift", action="store_true")
     ap.add_argument("--predict")
+    ap.add_argument("--weight", action="append", default=[], metavar="GLOB=W",
+                    help="weigh the frames of the runs matching GLOB by W (e.g. the live recordings, few against "
+                         "many simulated runs); repeatable")
     ap.add_argument("--features", help="comma-separated feature indices to use (default: all)")
     args = ap.parse_args()
     if args.features:
         USE[:] = [int(i) for i in args.features.split(",")]
+    for spec in args.weight:
+        g, w = spec.rsplit("=", 1)
+        WEIGHTS.append((g, float(w)))
     if args.prepare:
         prepare(args.prepare, args.cli, args.dumps)
         return
     def paths(spec):  # comma-separated globs
         return sorted(set(p for g in spec.split(",") for p in glob.glob(g)))
     train = paths(args.train)
-    Xtr, Ltr = stack(train)
+    Xtr, Ltr, Wtr = stack(train)
     mu, sd = Xtr.mean(0), Xtr.std(0) + 1e-9
-    clf = LogisticRegression(max_iter=5000, C=1.0).fit((Xtr - mu) / sd, Ltr)
+    clf = LogisticRegression(max_iter=5000, C=1.0).fit((Xtr - mu) / sd, Ltr, sample_weight=Wtr)
     ths = (0.3, 0.4, 0.5, 0.7)
     print(f"train ({len(train)} runs, {len(Ltr)} frames, talk {Ltr.mean():.3f}):", rates(clf, mu, sd, Xtr, Ltr, ths))
     if args.test:
         test = paths(args.test)
-        Xte, Lte = stack(test)
+        Xte, Lte, _ = stack(test)
         print(f"test ({len(test)} runs, {len(Lte)} frames, talk {Lte.mean():.3f}):", rates(clf, mu, sd, Xte, Lte, ths))
     w_used = clf.coef_[0] / sd
     b = clf.intercept_[0] - float((clf.coef_[0] * mu / sd).sum())

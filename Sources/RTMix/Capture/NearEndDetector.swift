@@ -22,11 +22,18 @@ import CRTMixSupport
 /// - per band (16 bands, 0–8 kHz): the output over the echo the reference
 ///   explains and over the held echo estimate, as their largest, third
 ///   largest and mean (log). A talker shows in bands the far end leaves
-///   weak; a residual follows the echo's spectrum.
+///   weak; a residual follows the echo's spectrum;
+/// - the echo's coupling: the path gain learnt over 0–8 kHz (the echo the
+///   reference explains over the held reference), within −35 … −5 dB. A
+///   quieter microphone (or loudspeaker) leaves speexdsp's filter less
+///   converged, and the ratios above then read a talker as echo; this one
+///   scale, not a ratio of the frame's signals, lets the model tell the
+///   two apart (docs/capture.md, "The microphone's gain").
 /// The weights were fitted (scikit-learn's logistic regression) to frames
-/// labelled with the talker's true activity in scenario h (48 runs: six
-/// rooms, recorded speech, four seed sets; `scripts/aec-eval/talk_model.py`)
-/// and to five recordings of the live loopback's suspend case, echo only
+/// labelled with the talker's true activity in scenario h at three
+/// microphone gains (0, −10, −20 dB: 144 runs of six rooms, recorded
+/// speech, four seed sets; `scripts/aec-eval/talk_model.py`) and to five
+/// recordings of the live loopback's suspend case, echo only, weighted 6
 /// (a dry path whose delay creeps; `scripts/aec-eval/live-record`), and
 /// checked on other contents (scenarios f and g: at most 1.6 % of the
 /// talker muted) and on eight more live recordings (3.2 % of their frames
@@ -87,15 +94,16 @@ struct NearEndDetector {
                  SIMD4(s[8], s[9], s[10], s[11]), SIMD4(s[12], s[13], s[14], s[15]))
         bandCount = count
         inverseCount = count > 0 ? 1 / Float(count) : 0
-        // scripts/aec-eval/talk_model.py --train 'h*,liveA*' --threshold 0.3 --swift
-        // (2026-11-27: scenario h, 48 runs, and five recordings of the live
-        // loopback's suspend case, echo only: 136,122 frames with the far
-        // end; three more recordings held out, docs/capture.md).
-        weights = (V(-0.356465, 0.76782, -0.198318, 0.761251), V(0.607316, 0.393695, -0.144373, 0.655424),
-                   V(0.619045, -0.206092, -0.988757, 0))
-        averageWeights = (V(4.23395, -1.00783, -2.0827, -1.39685), V(3.42476, 1.57795, -1.94626, 1.25104),
-                          V(0.440843, 0.280738, -1.28211, 0))
-        bias = -3.98613
+        // scripts/aec-eval/talk_model.py --train 'D0/h*,D-10/h*,D-20/h*,DA/*'
+        //   --weight 'DA/*=6' --threshold 0.3 --swift
+        // (2026-11-29: scenario h, 48 runs at each of three microphone
+        // gains, and five recordings of the live loopback's suspend case,
+        // echo only, each frame weighted 6: 376,302 frames with the far
+        // end; f and g at the three gains and eight more recordings held
+        // out, docs/capture.md).
+        weights = (V(-1.05265, 0.953587, 0.213603, 1.00092), V(0.584809, 0.350316, -0.315846, 0.342385), V(0.431766, 0.176314, -0.726736, -0.943711))
+        averageWeights = (V(4.13043, -1.15647, -2.06321, -1.00511), V(2.78789, 1.04234, -1.51014, -0.0782579), V(1.24785, -0.48671, 0.15731, 0.0495106))
+        bias = -3.74545
         // p > 0.3: a missed talker frame is cut, a false one keeps some
         // residual (cross-validated on h with the first feature version:
         // 7 runs over 3 % muted against 12 at p > 0.5, for an ERLE median
@@ -151,15 +159,17 @@ struct NearEndDetector {
     /// This frame's twelve features, lanes 0…3, 4…7, 8…11, from the
     /// suppressor's sums (`e` output, `y` linear echo estimate, `r`
     /// near-end residual, `kept`, `talk`: the kept power where the
-    /// microphone stands over the echo the reference explains) and per
+    /// microphone stands over the echo the reference explains, `x` the
+    /// held reference over the bands' bins) and per
     /// band (`bands`: 16 outputs, 16 held echo estimates, 16 echoes the
     /// reference explains, each as four partial sums):
     /// 0 log kept/echo estimate, 1 log kept/residual, 2 log output/echo
     /// estimate, 3 log output/path echo, 4 talk/kept; per band the log
     /// output over the path echo (5 largest, 6 third largest, 7 mean) and
-    /// over the held echo estimate (8, 9, 10); each clamped to ±8.
+    /// over the held echo estimate (8, 9, 10); 11 log path echo/reference
+    /// (the coupling, within −3.5 … −0.5); each clamped to ±8.
     @_noLocks
-    func features(e: Float, y: Float, r: Float, kept: Float, talk: Float,
+    func features(e: Float, y: Float, r: Float, kept: Float, talk: Float, x: Float,
                   bands: UnsafePointer<Float>) -> (V, V, V) {
         let tiny: Float = 1e-20
         let none = -Float.greatestFiniteMagnitude
@@ -195,11 +205,15 @@ struct NearEndDetector {
         }
         if bandCount == 0 { top2 = (0, 0, 0); top3 = (0, 0, 0) }
         let logs = NearEndDetector.log10(V(kept / (y + tiny), kept / (r + tiny), e / (y + tiny), e / (path + tiny)) + 1e-6)
+        // The echo's coupling (path gain × held reference over the held
+        // reference, 0–8 kHz), kept within the span the model was fitted
+        // on (−35 … −5 dB): a scale, not a ratio of the frame's signals.
+        let coupling = min(max(NearEndDetector.log10(V(path / (x + tiny) + 1e-9, 1, 1, 1))[0], -3.5), -0.5)
         let lo = V(repeating: -8), hi = V(repeating: 8)
         func clamp(_ v: V) -> V { v.replacing(with: lo, where: v .< lo).replacing(with: hi, where: v .> hi) }
         return (clamp(logs),
                 clamp(V(talk / (kept + tiny), top2.0, top2.2, sum2 * inverseCount)),
-                clamp(V(top3.0, top3.2, sum3 * inverseCount, 0)))
+                clamp(V(top3.0, top3.2, sum3 * inverseCount, coupling)))
     }
 
     /// Scores this frame's features (and updates their averages); true when

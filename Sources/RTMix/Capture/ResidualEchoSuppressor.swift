@@ -630,13 +630,16 @@ struct ResidualEchoSuppressor: ~Copyable {
         var e: SIMD4<Float>, y: SIMD4<Float>, r: SIMD4<Float>, kept: SIMD4<Float>, talk: SIMD4<Float>
         /// The held reference's largest power per lane.
         var xMax: SIMD4<Float>
+        /// The held reference's power summed (`xBands`: up to the last
+        /// detector band's end).
+        var x: SIMD4<Float>, xBands: SIMD4<Float>
         /// The current band's output, held echo estimate and echo the
         /// reference explains (the near-end detector's bands).
         var bandE: SIMD4<Float>, bandH: SIMD4<Float>, bandP: SIMD4<Float>
         @_noLocks @inline(__always)
         init() {
             let zero = SIMD4<Float>(0, 0, 0, 0)
-            e = zero; y = zero; r = zero; kept = zero; talk = zero; xMax = zero
+            e = zero; y = zero; r = zero; kept = zero; talk = zero; xMax = zero; x = zero; xBands = zero
             bandE = zero; bandH = zero; bandP = zero
         }
     }
@@ -752,6 +755,7 @@ struct ResidualEchoSuppressor: ~Copyable {
                 (bandSums + (64 &+ 4 &* band)).storeFloat4(sums.bandH)
                 (bandSums + (128 &+ 4 &* band)).storeFloat4(sums.bandP)
                 sums.bandE = V(0, 0, 0, 0); sums.bandH = sums.bandE; sums.bandP = sums.bandE
+                sums.xBands = sums.x
                 band &+= 1
             }
         }
@@ -786,7 +790,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         // dB under the echo (the rule above cut it: docs/capture.md), where
         // the output keeps at least `audibleFloor` of the echo estimate.
         let scored = detector.update(detector.features(e: sumE, y: sumY, r: sumR, kept: sumKept, talk: sumTalk,
-                                                       bands: bandSums))
+                                                       x: sums.xBands.sum(), bands: bandSums))
         let talk = live && scored && sumKept > detector.audibleFloor * sumY
         sinceNearEnd = talk ? 0 : min(sinceNearEnd + 1, Int.max / 2)
         nearEndFrames = sinceNearEnd < nearEndHold ? min(nearEndFrames + 1, Int.max / 2) : 0
@@ -935,6 +939,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         // gain and the live loopback").
         let far = xHeld .> act
         sums.xMax = ResidualEchoSuppressor.vmax(sums.xMax, xHeld)
+        sums.x += xHeld
         let pg = (pathGain + k).loadFloat4()
         let gainStep = pg * (down + zero.replacing(with: upMinusDown, where: pMic / xHeld .> pg))
         let g = ResidualEchoSuppressor.vmax(V(repeating: 1e-6), ResidualEchoSuppressor.vmin(V(repeating: 1e3), gainStep))
