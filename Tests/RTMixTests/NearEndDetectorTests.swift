@@ -75,6 +75,27 @@ final class NearEndDetectorTests: XCTestCase {
         }
     }
 
+    /// A call's first `settleFrames` frames with far end are scored by the
+    /// model before the coupling (`settled: false`), later ones by the
+    /// refitted one.
+    func testTheFirstFramesAreScoredByTheStartModel() {
+        var d = NearEndDetector(bins: 256, binHz: 31.25)
+        let f = (SIMD4<Float>(-1, 2, -0.5, 1.5), SIMD4<Float>(0.3, 4, 2, 1), SIMD4<Float>(3, 1, 0.5, -3))
+        typealias W = (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
+        // After one update the averages are 0.1 of the features.
+        func expected(_ w: W, _ a: W, _ b: Float) -> Float {
+            b + (w.0 * f.0 + w.1 * f.1 + w.2 * f.2).sum() + 0.1 * (a.0 * f.0 + a.1 * f.1 + a.2 * f.2).sum()
+        }
+        XCTAssertEqual(d.startWeights.2[3], 0)     // the start model has no coupling
+        XCTAssertNotEqual(d.weights.2[3], 0)
+        _ = d.update(f, settled: false)
+        XCTAssertEqual(d.score, expected(d.startWeights, d.startAverageWeights, d.startBias), accuracy: 1e-4)
+        var e = NearEndDetector(bins: 256, binHz: 31.25)
+        _ = e.update(f, settled: true)
+        XCTAssertEqual(e.score, expected(e.weights, e.averageWeights, e.bias), accuracy: 1e-4)
+        XCTAssertNotEqual(d.score, e.score, accuracy: 0.1)
+    }
+
     func testTalkNeedsTwoFramesRunning() {
         var d = NearEndDetector(bins: 256, binHz: 31.25)
         let talkish = (SIMD4<Float>(0, 3, 0, 3), SIMD4<Float>(1, 6, 5, 2), SIMD4<Float>(5, 4, 1, 0))

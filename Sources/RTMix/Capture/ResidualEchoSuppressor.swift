@@ -180,6 +180,8 @@ struct ResidualEchoSuppressor: ~Copyable {
     var doubleTalk = false
     /// Last frame: the reference (held) was active.
     var farEnd = false
+    /// Frames with far end so far, up to the detector's `settleFrames`.
+    var farFrames = 0
 
     /// Per frame, the factor by which the held echo estimate falls
     /// (power): 60 dB in 150 ms.
@@ -769,6 +771,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         let sumE = sums.e.sum(), sumY = sums.y.sum(), sumR = sums.r.sum()
         let sumKept = sums.kept.sum(), sumTalk = sums.talk.sum()
         farEnd = anyFar
+        if anyFar && farFrames < detector.settleFrames { farFrames &+= 1 }
         // Trust the linear filter once it removes echo: its broadband echo
         // estimate above its residual (more than 3 dB removed). Per bin
         // only the distrust (a novel bin); trust itself is earned
@@ -790,7 +793,8 @@ struct ResidualEchoSuppressor: ~Copyable {
         // dB under the echo (the rule above cut it: docs/capture.md), where
         // the output keeps at least `audibleFloor` of the echo estimate.
         let scored = detector.update(detector.features(e: sumE, y: sumY, r: sumR, kept: sumKept, talk: sumTalk,
-                                                       x: sums.xBands.sum(), bands: bandSums))
+                                                       x: sums.xBands.sum(), bands: bandSums),
+                                     settled: farFrames >= detector.settleFrames)
         let talk = live && scored && sumKept > detector.audibleFloor * sumY
         sinceNearEnd = talk ? 0 : min(sinceNearEnd + 1, Int.max / 2)
         nearEndFrames = sinceNearEnd < nearEndHold ? min(nearEndFrames + 1, Int.max / 2) : 0
