@@ -35,9 +35,11 @@ import CRTMixSupport
 /// speech, four seed sets; `scripts/aec-eval/talk_model.py`) and to five
 /// recordings of the live loopback's suspend case, echo only, weighted 6
 /// (a dry path whose delay creeps; `scripts/aec-eval/live-record`), and
-/// checked on other contents (scenarios f and g: at most 1.6 % of the
-/// talker muted) and on eight more live recordings (3.2 % of their frames
-/// scored as talk; docs/capture.md, "The path gain and the live loopback"). Talk is a score over
+/// checked on other contents (scenarios f and g at 0 / −10 / −20 dB: at
+/// most 1.6 / 2.0 / 7.9 % of the talker muted) and on eight more live
+/// recordings (2.9 % of their frames scored as talk; docs/capture.md, "The
+/// microphone's gain"). A call's first 5 s of far end are scored by the
+/// model before (`startWeights`). Talk is a score over
 /// `threshold` in two frames running (the suppressor holds the state) with
 /// the kept power within 25 dB of the echo estimate (`audibleFloor`).
 /// Plain stored values (SIMD4 lanes), no allocation per frame; the suppressor
