@@ -488,6 +488,101 @@ final class CaptureStageTests: XCTestCase {
         XCTAssertEqual(median, 20 * log10(0.55), accuracy: 3)
     }
 
+    /// A quiet loudspeaker: the echo 40 dB under the reference and a
+    /// converged filter for 7 s, then for 3 s a talker 27 dB over that
+    /// echo and an estimate diverged to 38 dB over it (the reference
+    /// through another path, as speexdsp's filter makes it adapting on the
+    /// talker). The estimate is found diverged in the second half only,
+    /// and the near-end state asks for speexdsp's suppression to pause.
+    /// With the pause (`preprocessorPaused`) the bins the estimate cannot
+    /// be echo in take the microphone: the talker passes and most of the
+    /// estimate's error, which the output otherwise carries whole, does
+    /// not. (The talker's cut in the recorded scenes comes from speexdsp's
+    /// suppression and the near-end detector reading that error; a stage
+    /// on its own passes it here.) Measured: diverged in 0 of 599 frames
+    /// of the first half, 126 of 300 of the second; asked in 262 frames
+    /// (from the 25th diverged one: `divergedScore`); talker −0.08 dB; the
+    /// error's share of the output −8.0 dB with the pause, −0.03 dB
+    /// without.
+    func testADivergedEstimateUnderALoudTalkerPassesTheMicrophone() {
+        let n = 160_000, half = 112_000
+        var noise = EchoSim.Noise(seed: 31), noise2 = EchoSim.Noise(seed: 32)
+        let ref = (0..<n).map { _ in 0.2 * noise.next() }
+        let talkerSignal = (0..<n).map { $0 < half ? Float(0) : 0.22 * noise2.next() }
+        let trueEcho: (Int) -> Float = { 0.01 * ref[$0] }
+        let error: (Int) -> Float = { $0 < half ? 0 : 0.8 * ref[$0 - 37] }
+        let start = CaptureStart(samples: n, seed: 33)
+        var results: [Bool: [Float]] = [:]
+        var diverged: [Bool: [Bool]] = [:]
+        var asked = 0
+        for paused in [true, false] {
+            var seen = [Bool]()
+            let y = suppress(frames: n / 160, echo: start.later { trueEcho($0) + error($0) },
+                             residual: start.output { -error($0) }, talker: { talkerSignal[$0] },
+                             reference: start.later { ref[$0] },
+                             before: { f, s in
+                                 if f > 0 { seen.append(s.estimateDiverged) }
+                                 if paused && s.wantsPreprocessorPaused { asked += 1 }
+                                 s.preprocessorPaused = paused && f >= half / 160
+                             })
+            results[paused] = y
+            diverged[paused] = seen
+        }
+        func level(_ y: [Float]) -> (talker: Double, rest: Double) {
+            // One frame late; over the second half's last 2 s.
+            var ty = 0.0, tt = 0.0
+            for i in (n - 32_000)..<n { ty += Double(y[i]) * Double(talkerSignal[i - 160]); tt += Double(talkerSignal[i - 160] * talkerSignal[i - 160]) }
+            let g = ty / tt
+            var rest = 0.0, err = 0.0
+            for i in (n - 32_000)..<n {
+                let r = Double(y[i]) - g * Double(talkerSignal[i - 160])
+                rest += r * r
+                err += Double(error(i - 160) * error(i - 160))
+            }
+            return (20 * log10(g), 10 * log10(rest / err))
+        }
+        let with = level(results[true]!), without = level(results[false]!)
+        let first = diverged[true]!.prefix(half / 160 - 1).dropFirst(100).filter { $0 }.count  // 599 frames
+        let second = diverged[true]!.suffix(300).filter { $0 }.count
+        print("diverged estimate under a loud talker: diverged in \(first) of 599 frames (first half), \(second) of 300 "
+              + "(second); asked to pause in \(asked) frames; talker \(with.talker) dB with the pause, \(without.talker) dB "
+              + "without; the rest \(with.rest) dB against the error with the pause, \(without.rest) dB without")
+        XCTAssertEqual(first, 0)
+        XCTAssertGreaterThan(second, 90)
+        XCTAssertGreaterThan(asked, 200)
+        XCTAssertGreaterThan(with.talker, -1)
+        XCTAssertLessThan(with.rest, without.rest - 6)
+    }
+
+    /// The same quiet loudspeaker and talker, with the estimate diverged
+    /// in 6 frames of every 50 only (as at the usual levels, where the
+    /// path gain, a low quantile, lets a frame now and then pass the test):
+    /// the frames are found, but the score stays under the regime's and
+    /// nothing asks for the pause. Measured: 15 diverged frames, score at
+    /// most 6.6 (acting on each diverged frame would have asked).
+    func testAFewDivergedFramesDoNotAskForThePause() {
+        let n = 160_000, half = 112_000
+        var noise = EchoSim.Noise(seed: 31), noise2 = EchoSim.Noise(seed: 32)
+        let ref = (0..<n).map { _ in 0.2 * noise.next() }
+        let talkerSignal = (0..<n).map { $0 < half ? Float(0) : 0.22 * noise2.next() }
+        let error: (Int) -> Float = { $0 < half || ($0 / 160) % 50 >= 6 ? 0 : 0.8 * ref[$0 - 37] }
+        let start = CaptureStart(samples: n, seed: 33)
+        var diverged = 0, asked = 0
+        var top: Float = 0
+        _ = suppress(frames: n / 160, echo: start.later { 0.01 * ref[$0] + error($0) },
+                     residual: start.output { -error($0) }, talker: { talkerSignal[$0] },
+                     reference: start.later { ref[$0] },
+                     before: { f, s in
+                         if f > 0 && s.estimateDiverged { diverged += 1 }
+                         if s.wantsPreprocessorPaused { asked += 1 }
+                         top = max(top, s.divergedScore)
+                     })
+        print("diverged in a few frames: \(diverged) diverged frames, score at most \(top), asked \(asked)")
+        XCTAssertGreaterThan(diverged, 10)
+        XCTAssertLessThan(top, 25)
+        XCTAssertEqual(asked, 0)
+    }
+
     /// The echo heard again after an absence (`echoReturned`): the path
     /// gain goes back to what it was when the echo was last heard
     /// (`echoHeard`), 0 dB if it never was, whatever was learnt in

@@ -23,6 +23,46 @@ final class EchoSlideTrackerTests: XCTestCase {
         XCTAssertNil(flat.withUnsafeBufferPointer { EchoSlideTracker.mainTap($0.baseAddress!, count: 400, peakRatio: 8) })
     }
 
+    /// The four-at-a-time scan finds what one tap at a time finds: the
+    /// first of equal largest magnitudes (ties placed in different lanes
+    /// and in the tail past the last four), any length, either sign.
+    func testMainTapMatchesAOneTapAtATimeScan() {
+        func scalar(_ h: [Int32], peakRatio: Double) -> Double? {
+            var best = 0, bestValue: Double = 0, sum: Double = 0
+            for i in 0..<h.count {
+                let v = Double(h[i])
+                sum += v * v
+                if abs(v) > bestValue { bestValue = abs(v); best = i }
+            }
+            guard best > 0, best < h.count - 1, bestValue > 0,
+                  bestValue * bestValue > peakRatio * peakRatio * sum / Double(h.count) else { return nil }
+            let a = abs(Double(h[best - 1])), b = bestValue, c = abs(Double(h[best + 1]))
+            let den = a - 2 * b + c
+            let shift = den < 0 ? 0.5 * (a - c) / den : 0
+            return Double(best) + max(-0.5, min(0.5, shift))
+        }
+        var noise = EchoSim.Noise(seed: 21)
+        var found = 0
+        for trial in 0..<400 {
+            let n = 5 + trial % 37 + (trial % 3 == 0 ? 3000 : 0)
+            var h = (0..<n).map { _ in Int32(300 * noise.next()) }
+            let peak = Int32(20_000 + trial)
+            let first = 1 + Int(abs(noise.next()) * Float(n - 3)) % (n - 2)
+            h[first] = trial % 2 == 0 ? peak : -peak
+            if trial % 4 < 2 {  // an equal magnitude later, in another lane or the tail
+                let later = min(n - 2, first + 1 + trial % 7)
+                if later != first { h[later] = trial % 3 == 0 ? -peak : peak }
+            }
+            let fast = h.withUnsafeBufferPointer { EchoSlideTracker.mainTap($0.baseAddress!, count: n, peakRatio: 8) }
+            let slow = scalar(h, peakRatio: 8)
+            XCTAssertEqual(fast, slow, "trial \(trial), n \(n)")
+            if slow != nil { found += 1 }
+        }
+        XCTAssertGreaterThan(found, 100)  // 134 found: the peaks, not only both nil
+        let zeros = [Int32](repeating: 0, count: 64)
+        XCTAssertNil(zeros.withUnsafeBufferPointer { EchoSlideTracker.mainTap($0.baseAddress!, count: 64, peakRatio: 8) })
+    }
+
     /// A main tap moving 3.2 samples/s (200 ppm at 16 kHz) in steps, as
     /// the filter re-learns it: the fit finds the slope, with a standard
     /// error far below it; a still tap with jitter gives a slope inside 4

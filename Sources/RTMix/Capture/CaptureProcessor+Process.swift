@@ -287,7 +287,14 @@ extension CaptureProcessor {
                 micSeen[i] = frameOut[i] + frameEcho[i]
                 i &+= 1
             }
+            // 4d. a diverged estimate under a loud talker: speexdsp's own
+            // suppression paused while the suppressor asks (it takes the
+            // same estimate as echo), so that `micSeen` is the microphone.
+            suppressor.preprocessorPaused = canceller.pauseLeft[0] > 0
             suppressor.process(mic: micSeen, linear: frameOut, reference: reference.frameReference, stride: refs)
+            if suppressor.wantsPreprocessorPaused && canceller.pauseLeft[0] < 2 {
+                canceller.pauseResidualSuppression(frames: 2)
+            }
             var sums = SIMD4<Float>(0, 0, 0, 0)
             i = 0
             while i &+ 4 <= size {

@@ -67,6 +67,13 @@ import CRTMixSupport
 ///   learnt meanwhile is a quantile of the talker's power, not the echo's.
 ///   When the echo is heard again, `echoReturned` starts over as after a
 ///   reset, from the path gain kept while it was last heard (`echoHeard`).
+/// - A diverged estimate under a loud talker (a quiet loudspeaker:
+///   speexdsp's filter adapts on the talker and its estimate stands far
+///   over the echo; `estimateDiverged`, acted on in the regime
+///   `divergedScore` starts): the capture path pauses speexdsp's
+///   residual-echo suppression in the near-end state, and in the bins
+///   where the estimate cannot be echo the microphone takes the filter's
+///   output's place, against the most echo the reference explains.
 /// - Gain: decision-directed Wiener gain from |E|²/R, smoothed over
 ///   neighbouring bins, falling at most 10 dB and rising at most 20 dB per
 ///   frame, floor −45 dB (−70 in the echo-only state, a gain under −45
@@ -182,6 +189,38 @@ struct ResidualEchoSuppressor: ~Copyable {
     var farEnd = false
     /// Frames with far end so far, up to the detector's `settleFrames`.
     var farFrames = 0
+    /// Set by the capture path before each frame: speexdsp's preprocessor
+    /// ran without its residual-echo suppression (`EchoCanceller.
+    /// pauseResidualSuppression`), so `mic` (its output plus the linear
+    /// estimate) is the microphone but for noise suppression. Only then
+    /// are a diverged estimate's bins given the microphone (see
+    /// `estimateDiverged`); otherwise speexdsp's suppression, which takes
+    /// the same estimate as echo, has already cut them, and `mic` holds the
+    /// estimate itself.
+    var preprocessorPaused = false
+    /// Last frame: the linear filter's estimate diverged under a talker far
+    /// over the echo (a quiet loudspeaker, docs/capture.md "An echo far
+    /// under the talker"). Over the detector's bands (0–8 kHz) the estimate
+    /// stands `divergedRatio` (20 dB) over the most echo the reference can
+    /// explain (`fallbackOverdrive` × path gain × held reference, the
+    /// fallback's bound), and the microphone stands `divergedRatio` over
+    /// that bound too. speexdsp's filter adapts on the talker in double
+    /// talk; with the echo 40 dB down its estimate stood a median 36 dB
+    /// over the true echo, 5 dB under the talker, and both suppressors
+    /// took it as echo: 2.4–32.8 % of the talker's frames muted. The path
+    /// gain is a low quantile, so at the usual levels a frame now and then
+    /// passes this test too: only a call that keeps passing it acts on it
+    /// (`divergedScore`).
+    private(set) var estimateDiverged = false
+    /// Frames left in which a near-end state asks for speexdsp's
+    /// suppression to pause (`divergedHold` from the last diverged frame
+    /// in the regime `divergedScore` starts).
+    private(set) var divergedLeft = 0
+    /// The capture path pauses speexdsp's residual-echo suppression while
+    /// this holds (a near-end state within `divergedHold` frames of a
+    /// diverged estimate), so that the next frames' `mic` is the
+    /// microphone.
+    var wantsPreprocessorPaused: Bool { @_noLocks get { divergedLeft > 0 && nearEndFrames > 0 } }
 
     /// Per frame, the factor by which the held echo estimate falls
     /// (power): 60 dB in 150 ms.
@@ -227,6 +266,39 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// The fallback's gain is a low quantile of the echo path's: 10 dB
     /// over it (used only while the linear filter is not trusted).
     let fallbackOverdrive: Float
+    /// `estimateDiverged`'s two ratios (power, 20 dB), and in a frame with
+    /// the preprocessor paused, a bin's: the estimate this far over the
+    /// fallback's bound is no echo.
+    let divergedRatio: Float = 100
+    /// In a frame with the preprocessor paused, a bin's estimate this far
+    /// over the microphone (power, 6 dB) is no echo either. At the
+    /// microphone's own level (0 dB) it took up to 0.24 PESQ off talkers
+    /// at the usual level in the calls that reach the regime below.
+    let divergedOverMicrophone: Float = 4
+    /// Diverged frames, each adding 1, the score falling 3 % a frame
+    /// otherwise; `divergedRegimeScore` (25) or more starts the regime in
+    /// which a diverged frame acts. Over the 204 recorded-speech scenes
+    /// at the usual echo, at −10 and −20 dB microphone gain (h, f, g) the
+    /// score peaked at 0–38 (25 or more in 15 of 180); with the echo 40
+    /// and 45 dB down at 52–90 (traced with every diverged frame acting).
+    /// Acting on every diverged frame took 0.19 off f's and g's mean
+    /// double-talk PESQ at the usual level (1.86 → 1.67); a regime at 35
+    /// or 45 kept less of the quiet loudspeaker's talker (worst rows 10.0
+    /// / 20.3 % muted against 8.1 %).
+    private(set) var divergedScore: Float = 0
+    let divergedRegimeScore: Float = 25
+    /// Frames the regime lasts after the score was last at
+    /// `divergedRegimeScore` (10 s).
+    private var regimeLeft = 0
+    let regimeFrames: Int
+    /// Frames a diverged estimate keeps a near-end state asking for the
+    /// pause (1 s): the filter stays diverged past the frames that show
+    /// it. Measured on f and g (docs/capture.md): 2 s and 3 s kept the
+    /// quiet loudspeaker's talker a little better but took 1.7 dB off an
+    /// ERLE median at the usual level; 0.1 s and 0.3 s (with a looser
+    /// rule) left 7–8 of the 12 quiet-loudspeaker rows over 3 % muted
+    /// (both measured before the regime).
+    let divergedHold: Int
     /// The fallback's overdrive in a near-end state that began at least
     /// `talkerLead` frames (0.5 s) before the filter was last distrusted (a
     /// talker who was there before the filter lost its trust: a moved echo
@@ -410,6 +482,8 @@ struct ResidualEchoSuppressor: ~Copyable {
         nearEndHold = max(1, nearEndHoldMs * sampleRate / (1000 * frameSize))
         ddWeight = 0.9
         fallbackOverdrive = 10
+        divergedHold = max(1, sampleRate / frameSize)
+        regimeFrames = 10 * divergedHold
         talkerFallback = rtmix_support_db_to_linear(talkerFallbackDb) * rtmix_support_db_to_linear(talkerFallbackDb)
         leakAfterDistrust = rtmix_support_db_to_linear(leakAfterDistrustDb) * rtmix_support_db_to_linear(leakAfterDistrustDb)
         leakUp = 1.0046     // +0.02 dB
@@ -638,11 +712,13 @@ struct ResidualEchoSuppressor: ~Copyable {
         /// The current band's output, held echo estimate and echo the
         /// reference explains (the near-end detector's bands).
         var bandE: SIMD4<Float>, bandH: SIMD4<Float>, bandP: SIMD4<Float>
+        /// The microphone's power summed.
+        var mic: SIMD4<Float>
         @_noLocks @inline(__always)
         init() {
             let zero = SIMD4<Float>(0, 0, 0, 0)
             e = zero; y = zero; r = zero; kept = zero; talk = zero; xMax = zero; x = zero; xBands = zero
-            bandE = zero; bandH = zero; bandP = zero
+            bandE = zero; bandH = zero; bandP = zero; mic = zero
         }
     }
 
@@ -741,6 +817,9 @@ struct ResidualEchoSuppressor: ~Copyable {
         im[p] = im[0]
 
         var sums = BinSums()
+        // The echo estimate's, the microphone's and the echo the reference
+        // explains up to the last detector band's end (`estimateDiverged`).
+        var yBands = V(0, 0, 0, 0), micBands = V(0, 0, 0, 0), pathBands = V(0, 0, 0, 0)
         var k = 0
         // Band by band (the near-end detector's 16 bands, then the rest).
         var band = 0
@@ -756,8 +835,11 @@ struct ResidualEchoSuppressor: ~Copyable {
                 (bandSums + (4 &* band)).storeFloat4(sums.bandE)
                 (bandSums + (64 &+ 4 &* band)).storeFloat4(sums.bandH)
                 (bandSums + (128 &+ 4 &* band)).storeFloat4(sums.bandP)
+                pathBands += sums.bandP
                 sums.bandE = V(0, 0, 0, 0); sums.bandH = sums.bandE; sums.bandP = sums.bandE
                 sums.xBands = sums.x
+                yBands = sums.y
+                micBands = sums.mic
                 band &+= 1
             }
         }
@@ -770,6 +852,14 @@ struct ResidualEchoSuppressor: ~Copyable {
         let anyFar = max(max(xm[0], xm[1]), max(xm[2], xm[3])) > activity
         let sumE = sums.e.sum(), sumY = sums.y.sum(), sumR = sums.r.sum()
         let sumKept = sums.kept.sum(), sumTalk = sums.talk.sum()
+        let boundLow = divergedRatio * fallbackOverdrive * pathBands.sum()
+        estimateDiverged = yBands.sum() > boundLow && micBands.sum() > boundLow
+        divergedScore = estimateDiverged ? divergedScore + 1 : divergedScore * 0.97
+        if divergedScore >= divergedRegimeScore {
+            regimeLeft = regimeFrames
+        } else if regimeLeft > 0 {
+            regimeLeft -= 1
+        }
         farEnd = anyFar
         if anyFar && farFrames < detector.settleFrames { farFrames &+= 1 }
         // Trust the linear filter once it removes echo: its broadband echo
@@ -798,6 +888,11 @@ struct ResidualEchoSuppressor: ~Copyable {
         let talk = live && scored && sumKept > detector.audibleFloor * sumY
         sinceNearEnd = talk ? 0 : min(sinceNearEnd + 1, Int.max / 2)
         nearEndFrames = sinceNearEnd < nearEndHold ? min(nearEndFrames + 1, Int.max / 2) : 0
+        if estimateDiverged && regimeLeft > 0 && nearEndFrames > 0 {
+            divergedLeft = divergedHold
+        } else if divergedLeft > 0 {
+            divergedLeft -= 1
+        }
         let tg = target + 1  // bin k's target at tg[k]; tg[−1], tg[bins]: the ends repeated
         // Echo-only state: no near-end talk for the hold time. The same
         // Wiener gain against a residual taken `echoOnlyOverdrive` louder.
@@ -900,6 +995,20 @@ struct ResidualEchoSuppressor: ~Copyable {
         if liveFrames >= 0 && liveFrames < 4 { liveFrames += 1 }
     }
 
+    /// `learnBins`' exchange in a frame with the preprocessor paused (out
+    /// of line: the frames without it pay only the branch).
+    @_noLocks @inline(never)
+    func swapDiverged(_ er: inout SIMD4<Float>, _ ei: inout SIMD4<Float>, _ pOut: inout SIMD4<Float>,
+                      _ linearR: inout SIMD4<Float>, micR: SIMD4<Float>, micI: SIMD4<Float>, pMic: SIMD4<Float>,
+                      pY: SIMD4<Float>, pathEcho: SIMD4<Float>) {
+        let bound = fallbackOverdrive * pathEcho
+        let swap = (pY .> divergedRatio * bound) .| (pY .> divergedOverMicrophone * pMic)
+        er = er.replacing(with: micR, where: swap)
+        ei = ei.replacing(with: micI, where: swap)
+        pOut = pOut.replacing(with: pMic, where: swap)
+        linearR = linearR.replacing(with: overdrive * bound, where: swap)
+    }
+
     /// The per-bin learning and the near-end gain of bins k…k+3, from the
     /// transform z = e + i·ŷ at those bins (`zr`, `zi`) and at p − k…
     /// (`cr`, `ci`).
@@ -908,7 +1017,7 @@ struct ResidualEchoSuppressor: ~Copyable {
                    _ sums: inout BinSums) {
         typealias V = SIMD4<Float>
         // E[k] = (Z[k] + conj Z[p−k]) / 2, Ŷ[k] = (Z[k] − conj Z[p−k]) / 2i
-        let er = 0.5 * (zr + cr), ei = 0.5 * (zi - ci)
+        var er = 0.5 * (zr + cr), ei = 0.5 * (zi - ci)
         let yr = 0.5 * (zi + ci), yi = -0.5 * (zr - cr)
         let pE = er * er + ei * ei
         let pY = yr * yr + yi * yi
@@ -949,8 +1058,21 @@ struct ResidualEchoSuppressor: ~Copyable {
         let g = ResidualEchoSuppressor.vmax(V(repeating: 1e-6), ResidualEchoSuppressor.vmin(V(repeating: 1e3), gainStep))
         let pgNew = pg.replacing(with: g, where: far .& (pX + pX .> xHeld))
         (pathGain + k).storeFloat4(pgNew)
-        let linearR = overdrive * leakNew * held
+        var linearR = overdrive * leakNew * held
         let fallbackR = binFallback * pgNew * xHeld
+        let pathEcho = pgNew * xHeld
+        // A diverged estimate (`estimateDiverged`), with the preprocessor's
+        // suppression paused: where the estimate is no echo (20 dB over the
+        // most the reference explains, or 6 dB louder than the microphone), the
+        // bin takes the microphone instead of the filter's output (which
+        // carries the estimate's error), against the most echo the
+        // reference explains. The talker passes; what the microphone has of
+        // the echo is suppressed as far as the path says. The near-end
+        // detector's sums keep the filter's output, as it was fitted on.
+        var pOut = pE
+        if preprocessorPaused {
+            swapDiverged(&er, &ei, &pOut, &linearR, micR: micR, micI: micI, pMic: pMic, pY: pY, pathEcho: pathEcho)
+        }
         // New in this bin: the filter has not shown it removes echo at
         // this level here; trust it again once it has.
         let slow = (refSlow + k).loadFloat4()
@@ -983,19 +1105,19 @@ struct ResidualEchoSuppressor: ~Copyable {
         // power, this frame's excess), Wiener amplitude gain ξ/(1+ξ).
         let rr = ResidualEchoSuppressor.vmax(r, V(repeating: 1e-20))
         let xi = ddWeight * (cleanPrevious + k).loadFloat4() / rr
-            + (1 - ddWeight) * ResidualEchoSuppressor.vmax(pE / rr - 1, V(0, 0, 0, 0))
+            + (1 - ddWeight) * ResidualEchoSuppressor.vmax(pOut / rr - 1, V(0, 0, 0, 0))
         let amp = xi / (1 + xi)
         let t = ResidualEchoSuppressor.vmax(V(repeating: floorGain), amp * amp)
         (target + 1 + k).storeFloat4(t)
         (eRe + k).storeFloat4(er)
         (eIm + k).storeFloat4(ei)
-        (powerE + k).storeFloat4(pE)
+        (powerE + k).storeFloat4(pOut)
         let kept = t * pE
         sums.e += pE
         sums.y += pY
+        sums.mic += pMic
         sums.r += ResidualEchoSuppressor.vmin(r, pE)
         sums.kept += kept
-        let pathEcho = pgNew * xHeld
         sums.talk += V(0, 0, 0, 0).replacing(with: kept, where: pMic .> talkMicMargin * pathEcho)
         sums.bandE += pE
         sums.bandH += held
