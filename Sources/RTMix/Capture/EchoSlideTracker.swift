@@ -358,9 +358,9 @@ struct EchoSlideTracker: ~Copyable {
     /// taps' RMS by `peakRatio` and is not at either end; else nil.
     @_noLocks
     static func mainTap(_ h: UnsafePointer<Int32>, count n: Int, peakRatio: Double) -> Double? {
-        // Four taps at a time in float (speexdsp's taps are far inside
-        // ±2^24, exact in a float: its float build scales the filter by
-        // 32767/65536): per lane the first largest magnitude and its
+        // Four taps at a time in float (exact for taps within ±2^24;
+        // speexdsp's float build writes its filter scaled by 32767/65536,
+        // small integers): per lane the first largest magnitude and its
         // index; then the lanes' first largest (the smallest index among
         // equal maxima is the first in the taps, as one pass finds it).
         // The squares are summed in float over 64 taps at a time, then in
