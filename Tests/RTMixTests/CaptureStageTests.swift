@@ -489,7 +489,7 @@ final class CaptureStageTests: XCTestCase {
     }
 
     /// A quiet loudspeaker: the echo 40 dB under the reference and a
-    /// converged filter for 7 s, then for 3 s a talker 27 dB over that
+    /// converged filter for 7 s, then for 3 s a talker 41 dB over that
     /// echo and an estimate diverged to 38 dB over it (the reference
     /// through another path, as speexdsp's filter makes it adapting on the
     /// talker). The estimate is found diverged in the second half only,
