@@ -196,10 +196,11 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// are a diverged estimate's bins given the microphone (see
     /// `estimateDiverged`); otherwise speexdsp's suppression, which takes
     /// the same estimate as echo, has already cut them, and `mic` holds the
-    /// estimate itself. Any pause counts: also the 5 s after a moved path
-    /// with a talker there (`CaptureProcessor.filterLost`), where bins whose
-    /// estimate stands that far over the bound take the microphone too
-    /// (scenarios c and i: the same windows and talker medians as without).
+    /// estimate itself. Only this stage's own pause counts (within
+    /// `divergedHold` of a diverged frame): with the 5 s pause after a
+    /// moved path with a talker there (`CaptureProcessor.filterLost`) also
+    /// counting, a live suspend recording's output changed (one second
+    /// 0.1 dB) where nothing had diverged.
     var preprocessorPaused = false
     /// Last frame: the linear filter's estimate diverged under a talker far
     /// over the echo (a quiet loudspeaker, docs/capture.md "An echo far
