@@ -494,15 +494,16 @@ final class CaptureStageTests: XCTestCase {
     /// through another path, as speexdsp's filter makes it adapting on the
     /// talker). The estimate is found diverged in the second half only,
     /// and the near-end state asks for speexdsp's suppression to pause.
-    /// With the pause (`preprocessorPaused`) the bins the estimate cannot
-    /// be echo in take the microphone: the talker passes and most of the
+    /// With the pause (`preprocessorPaused`, counting from the frame the
+    /// suppressor asks for it) the bins the estimate cannot be echo in
+    /// take the microphone: the talker passes and most of the
     /// estimate's error, which the output otherwise carries whole, does
     /// not. (The talker's cut in the recorded scenes comes from speexdsp's
     /// suppression and the near-end detector reading that error; a stage
     /// on its own passes it here.) Measured: diverged in 0 of 599 frames
     /// of the first half, 126 of 300 of the second; asked in 262 frames
     /// (from the 25th diverged one: `divergedScore`); talker −0.08 dB; the
-    /// error's share of the output −8.0 dB with the pause, −0.03 dB
+    /// error's share of the output −6.9 dB with the pause, −0.03 dB
     /// without.
     func testADivergedEstimateUnderALoudTalkerPassesTheMicrophone() {
         let n = 160_000, half = 112_000

@@ -289,9 +289,8 @@ extension CaptureProcessor {
             }
             // 4d. a diverged estimate under a loud talker: speexdsp's own
             // suppression paused while the suppressor asks (it takes the
-            // same estimate as echo), so that `micSeen` is the microphone;
-            // the suppressor exchanges bins only in that pause of its own.
-            suppressor.preprocessorPaused = canceller.pauseLeft[0] > 0 && suppressor.divergedLeft > 0
+            // same estimate as echo), so that `micSeen` is the microphone.
+            suppressor.preprocessorPaused = canceller.pauseLeft[0] > 0
             suppressor.process(mic: micSeen, linear: frameOut, reference: reference.frameReference, stride: refs)
             if suppressor.wantsPreprocessorPaused && canceller.pauseLeft[0] < 2 {
                 canceller.pauseResidualSuppression(frames: 2)

@@ -196,12 +196,15 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// are a diverged estimate's bins given the microphone (see
     /// `estimateDiverged`); otherwise speexdsp's suppression, which takes
     /// the same estimate as echo, has already cut them, and `mic` holds the
-    /// estimate itself. Only this stage's own pause counts (within
-    /// `divergedHold` of a diverged frame): with the 5 s pause after a
-    /// moved path with a talker there (`CaptureProcessor.filterLost`) also
-    /// counting, a live suspend recording's output changed (one second
-    /// 0.1 dB) where nothing had diverged.
+    /// estimate itself. Only this stage's own pause counts (`exchanging`:
+    /// within `divergedHold` of a diverged frame): with the 5 s pause after
+    /// a moved path with a talker there (`CaptureProcessor.filterLost`)
+    /// also counting, a live suspend recording's output changed (one
+    /// second 0.1 dB) where nothing had diverged.
     var preprocessorPaused = false
+    /// This frame: paused for this stage's own reason, so the bins are
+    /// exchanged (`swapDiverged`).
+    private var exchanging = false
     /// Last frame: the linear filter's estimate diverged under a talker far
     /// over the echo (a quiet loudspeaker, docs/capture.md "An echo far
     /// under the talker"). Over the detector's bands (0–8 kHz) the estimate
@@ -820,6 +823,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         re[p] = re[0]
         im[p] = im[0]
 
+        exchanging = preprocessorPaused && divergedLeft > 0
         var sums = BinSums()
         // The echo estimate's, the microphone's and the echo the reference
         // explains up to the last detector band's end (`estimateDiverged`).
@@ -1074,7 +1078,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         // the echo is suppressed as far as the path says. The near-end
         // detector's sums keep the filter's output, as it was fitted on.
         var pOut = pE
-        if preprocessorPaused {
+        if exchanging {
             swapDiverged(&er, &ei, &pOut, &linearR, micR: micR, micI: micI, pMic: pMic, pY: pY, pathEcho: pathEcho)
         }
         // New in this bin: the filter has not shown it removes echo at
