@@ -105,6 +105,37 @@ final class EchoCancellerTests: XCTestCase {
         }
     }
 
+    /// It pauses for two frames at a time while the suppressor asks: in a
+    /// word's tail (the 50 ms after the near-end detector last found
+    /// talk), not while it finds talk nor after the tail; a longer pause
+    /// under way is not shortened.
+    func testTheCapturePathPausesItInAWordsTail() throws {
+        var config = EngineConfig()
+        config.captureRate = 16_000
+        guard var p = CaptureProcessor(config: config) else { return XCTFail("allocation failed") }
+        XCTAssertEqual(p.suppressor.wordTailFrames, 5)
+        p.suppressor.nearEndFrames = 40
+        p.suppressor.sinceNearEnd = 0  // talking
+        p.pauseSuppressionIfAsked()
+        XCTAssertEqual(p.canceller.pauseLeft[0], 0)
+        XCTAssertEqual(heldEchoState(p.canceller), p.canceller.echo)
+        for since in 1...5 {
+            p.suppressor.sinceNearEnd = since
+            p.pauseSuppressionIfAsked()
+            XCTAssertEqual(p.canceller.pauseLeft[0], 2, "\(since) frames after talk")
+            XCTAssertNil(heldEchoState(p.canceller))
+            p.canceller.pauseLeft[0] -= 1  // the frame's preprocessor run
+        }
+        p.canceller.pauseLeft[0] = 0
+        p.suppressor.sinceNearEnd = 6
+        p.pauseSuppressionIfAsked()
+        XCTAssertEqual(p.canceller.pauseLeft[0], 0)
+        p.suppressor.sinceNearEnd = 2
+        p.canceller.pauseResidualSuppression(frames: 500)
+        p.pauseSuppressionIfAsked()
+        XCTAssertEqual(p.canceller.pauseLeft[0], 500)
+    }
+
     /// With no echo at the microphone (`EchoAbsence`), the microphone itself
     /// goes on, the echo estimate is 0, and the linear stage still runs and
     /// is measured: the powers are the same as without the pass, and so is

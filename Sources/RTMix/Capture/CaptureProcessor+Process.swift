@@ -201,6 +201,19 @@ extension CaptureProcessor {
         canceller.pauseResidualSuppression(frames: CaptureProcessor.residualPauseSeconds * rate / frameSize)
     }
 
+    /// speexdsp's own residual-echo suppression paused for two frames
+    /// while the suppressor asks (`wantsPreprocessorPaused`): under a
+    /// diverged estimate and a loud talker (it takes the same estimate as
+    /// echo), so that the suppressor's `mic` is the microphone, and in a
+    /// word's tail, which it cut. A longer pause under way (`filterLost`)
+    /// is left as it is.
+    @_noLocks
+    mutating func pauseSuppressionIfAsked() {
+        if suppressor.wantsPreprocessorPaused && canceller.pauseLeft[0] < 2 {
+            canceller.pauseResidualSuppression(frames: 2)
+        }
+    }
+
     /// A new delay in use: what it means for the canceller and suppressor.
     @_noLocks
     mutating func delayChanged(_ change: DelayTracker.Change, link: borrowing CaptureLink) {
@@ -287,14 +300,11 @@ extension CaptureProcessor {
                 micSeen[i] = frameOut[i] + frameEcho[i]
                 i &+= 1
             }
-            // 4d. a diverged estimate under a loud talker: speexdsp's own
-            // suppression paused while the suppressor asks (it takes the
-            // same estimate as echo), so that `micSeen` is the microphone.
+            // 4d. the suppressor, then speexdsp's own suppression paused
+            // for the next frames if it asks.
             suppressor.preprocessorPaused = canceller.pauseLeft[0] > 0
             suppressor.process(mic: micSeen, linear: frameOut, reference: reference.frameReference, stride: refs)
-            if suppressor.wantsPreprocessorPaused && canceller.pauseLeft[0] < 2 {
-                canceller.pauseResidualSuppression(frames: 2)
-            }
+            pauseSuppressionIfAsked()
             var sums = SIMD4<Float>(0, 0, 0, 0)
             i = 0
             while i &+ 4 <= size {
