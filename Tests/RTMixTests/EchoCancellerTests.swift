@@ -106,20 +106,20 @@ final class EchoCancellerTests: XCTestCase {
     }
 
     /// It pauses for two frames at a time while the suppressor asks: in a
-    /// word's tail (the 50 ms after the near-end detector last found
+    /// word's tail (the 20 ms after the near-end detector last found
     /// talk), not while it finds talk nor after the tail; a longer pause
     /// under way is not shortened.
     func testTheCapturePathPausesItInAWordsTail() throws {
         var config = EngineConfig()
         config.captureRate = 16_000
         guard var p = CaptureProcessor(config: config) else { return XCTFail("allocation failed") }
-        XCTAssertEqual(p.suppressor.wordTailFrames, 5)
+        XCTAssertEqual(p.suppressor.wordTailFrames, 2)
         p.suppressor.nearEndFrames = 40
         p.suppressor.sinceNearEnd = 0  // talking
         p.pauseSuppressionIfAsked()
         XCTAssertEqual(p.canceller.pauseLeft[0], 0)
         XCTAssertEqual(heldEchoState(p.canceller), p.canceller.echo)
-        for since in 1...5 {
+        for since in 1...2 {
             p.suppressor.sinceNearEnd = since
             p.pauseSuppressionIfAsked()
             XCTAssertEqual(p.canceller.pauseLeft[0], 2, "\(since) frames after talk")
@@ -127,7 +127,7 @@ final class EchoCancellerTests: XCTestCase {
             p.canceller.pauseLeft[0] -= 1  // the frame's preprocessor run
         }
         p.canceller.pauseLeft[0] = 0
-        p.suppressor.sinceNearEnd = 6
+        p.suppressor.sinceNearEnd = 3
         p.pauseSuppressionIfAsked()
         XCTAssertEqual(p.canceller.pauseLeft[0], 0)
         p.suppressor.sinceNearEnd = 2

@@ -74,7 +74,7 @@ import CRTMixSupport
 ///   residual-echo suppression in the near-end state, and in the bins
 ///   where the estimate cannot be echo the microphone takes the filter's
 ///   output's place, against the most echo the reference explains.
-/// - A word's tail (`inWordTail`, the 50 ms after the near-end detector
+/// - A word's tail (`inWordTail`, the 20 ms after the near-end detector
 ///   last found talk): the capture path pauses speexdsp's residual-echo
 ///   suppression, which cut the fading ends of words whole.
 /// - Gain: decision-directed Wiener gain from |E|²/R, smoothed over
@@ -237,18 +237,22 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// talk. A word fades under the echo speexdsp takes to be left before
     /// the detector's hold ends; speexdsp's residual-echo suppression,
     /// which takes its filter's estimate times one leak for all bands as
-    /// echo, cut those tails whole: in h's recorded-speech runs 15–22 of
-    /// the 23–34 muted frames of the worst runs were muted by it alone,
-    /// the detector in its hold or its echo-only state (traced stage by
-    /// stage, 2026-11-29). Paused there, the talker's muted runs over 3 %
-    /// fell from 29 to 6 of 144 (h at 0, −10 and −20 dB microphone gain).
-    /// Not in the talk frames themselves (there speexdsp takes the
-    /// residual under a loud talker, which double-talk PESQ counts:
-    /// paused there too, f's and g's mean fell 0.07), nor through the
-    /// whole 300 ms hold (the echo-only seconds after a talker lost up to
-    /// 6.6 dB of their 10th-percentile ERLE, against 2.4 with 50 ms).
+    /// echo, cut those tails whole: in two of h's worst recorded-speech
+    /// runs 22 of the 28 and of the 34 muted frames were its alone, the
+    /// detector in its hold or its echo-only state (traced stage by stage,
+    /// 2026-11-29). Paused there, fewer of the talker's runs stay over 3 %
+    /// muted (h at 0, −10 and −20 dB microphone gain: 30 → 14 of 144 with
+    /// 20 ms, 10 with 50 ms), but the echo the pause lets through at the
+    /// ends of words lowers AECMOS's double-talk echo score (f's and g's
+    /// mean 4.456 → 4.400 with 20 ms, 4.362 with 50 ms; rows under
+    /// WebRTC AEC3's 2 → 4, 9 of 12): 20 ms. Not in the talk frames
+    /// themselves (there speexdsp takes the residual under a loud talker,
+    /// which double-talk PESQ counts: paused there too, f's and g's mean
+    /// fell 0.07), nor through the whole 300 ms hold (the echo-only
+    /// seconds after a talker lost up to 6.6 dB of their 10th-percentile
+    /// ERLE).
     var inWordTail: Bool { @_noLocks get { sinceNearEnd > 0 && sinceNearEnd <= wordTailFrames } }
-    /// `inWordTail`'s length: 50 ms (0: never).
+    /// `inWordTail`'s length: 20 ms (0: never).
     let wordTailFrames: Int
 
     /// Per frame, the factor by which the held echo estimate falls
@@ -379,7 +383,7 @@ struct ResidualEchoSuppressor: ~Copyable {
           echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300,
           noveltyDb: Float = 20, echoOnlyPathWeight: Float = 0.5, talkMicMargin: Float = 4,
           referenceDecayMs: Int = 800, talkerFallbackDb: Float = 0, leakAfterDistrustDb: Float = -15,
-          wordTailMs: Int = 50) {
+          wordTailMs: Int = 20) {
         var p = 8
         while p < 2 * frameSize { p <<= 1 }
         let bins = p / 2 + 1
