@@ -123,13 +123,21 @@ struct ReferenceHistory: ~Copyable {
         let mask = capacity - 1
         let plane = chunk * 2
         let h = appended
-        for ch in 0..<channels {
-            let src = drained + ch * plane, dst = planes + ch * capacity
-            for i in 0..<count { dst[Int(truncatingIfNeeded: h &+ Int64(i)) & mask] = src[i] }
+        // In runs that do not wrap (contiguous copies, as `gather` reads).
+        var i = 0
+        while i < count {
+            let slot = Int(truncatingIfNeeded: h &+ Int64(i)) & mask
+            let run = min(count &- i, capacity &- slot)
+            for ch in 0...channels {  // the reference channels, then the media plane
+                let src = drained + (ch &* plane &+ i), dst = planes + (ch &* capacity &+ slot)
+                if ch < channels || media {
+                    for j in 0..<run { dst[j] = src[j] }
+                } else {
+                    for j in 0..<run { dst[j] = 0 }
+                }
+            }
+            i &+= run
         }
-        let mediaSrc = drained + channels * plane
-        let mediaDst = planes + channels * capacity
-        for i in 0..<count { mediaDst[Int(truncatingIfNeeded: h &+ Int64(i)) & mask] = media ? mediaSrc[i] : 0 }
         if channels == 1 {
             estimator.appendReference(drained, count: count)
         } else {
