@@ -255,6 +255,22 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// `inWordTail`'s length: 20 ms (0: never).
     let wordTailFrames: Int
 
+    /// The most residual echo the near-end gain assumes in a bin where
+    /// the microphone itself stands over it, as a multiple of the echo the
+    /// reference explains there (path gain × held reference; power; 20 dB
+    /// by default). With a quiet loudspeaker (echo 40–45 dB under the
+    /// reference) speexdsp's filter adapts on the talker, and its estimate
+    /// times the learnt leak stood far over any echo the reference could
+    /// carry while the talker spoke: this suppressor cut the talker, the
+    /// preprocessor hardly (traced stage by stage, 2026-11-29). Only where
+    /// the microphone too stands over the cap: in a talker's pauses (the
+    /// near-end hold) the microphone holds no more than the echo, and the
+    /// estimate's error in the filter's output is still taken out whole
+    /// (`CaptureStageTests.testAnEstimateFarOverThePathsEchoDoesNotCutTheTalker`).
+    /// Only the gain sees the cap: the near-end detector's sums and the
+    /// echo-only state keep the estimate whole (docs/capture.md, "The
+    /// near-end residual capped").
+    let residualCap: Float
     /// Per frame, the factor by which the held echo estimate falls
     /// (power): 60 dB in 150 ms.
     let decay: Float
@@ -383,7 +399,7 @@ struct ResidualEchoSuppressor: ~Copyable {
           echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300,
           noveltyDb: Float = 20, echoOnlyPathWeight: Float = 0.5, talkMicMargin: Float = 4,
           referenceDecayMs: Int = 800, talkerFallbackDb: Float = 0, leakAfterDistrustDb: Float = -15,
-          wordTailMs: Int = 20) {
+          wordTailMs: Int = 20, residualCapDb: Float = 20) {
         var p = 8
         while p < 2 * frameSize { p <<= 1 }
         let bins = p / 2 + 1
@@ -515,6 +531,7 @@ struct ResidualEchoSuppressor: ~Copyable {
         novelty = noveltyDb > 0 ? rtmix_support_db_to_linear(noveltyDb) * rtmix_support_db_to_linear(noveltyDb) : Float.infinity
         nearEndHold = max(1, nearEndHoldMs * sampleRate / (1000 * frameSize))
         wordTailFrames = wordTailMs > 0 ? max(1, wordTailMs * sampleRate / (1000 * frameSize)) : 0
+        residualCap = rtmix_support_db_to_linear(residualCapDb) * rtmix_support_db_to_linear(residualCapDb)
         ddWeight = 0.9
         fallbackOverdrive = 10
         divergedHold = max(1, sampleRate / frameSize)
@@ -1139,7 +1156,12 @@ struct ResidualEchoSuppressor: ~Copyable {
         let r = ResidualEchoSuppressor.vmax(linearR, weight * fallbackR)
         // Decision-directed signal-to-residual ratio (last frame's kept
         // power, this frame's excess), Wiener amplitude gain ξ/(1+ξ).
-        let rr = ResidualEchoSuppressor.vmax(r, V(repeating: 1e-20))
+        // The gain's residual at most `residualCap` × the echo the
+        // reference explains where the microphone stands over that (0
+        // where the reference has been silent for long: no echo is left).
+        let capV = residualCap * pathEcho
+        let rr = ResidualEchoSuppressor.vmax(r.replacing(with: ResidualEchoSuppressor.vmin(r, capV), where: pMic .> capV),
+                                             V(repeating: 1e-20))
         let xi = ddWeight * (cleanPrevious + k).loadFloat4() / rr
             + (1 - ddWeight) * ResidualEchoSuppressor.vmax(pOut / rr - 1, V(0, 0, 0, 0))
         let amp = xi / (1 + xi)
