@@ -168,7 +168,19 @@ struct DriftResampler: ~Copyable {
             let keep = count - drop
             for ch in 0..<channels {
                 let x = inputs + ch * stride
-                for i in 0..<keep { x[i] = x[i + drop] }  // forward copy: the regions overlap, dest first
+                // Forward copy, the regions overlapping with the destination
+                // first: four at a time, each load before its store (the
+                // lanes a store overwrites were loaded already, and later
+                // loads start past it).
+                var i = 0
+                while i &+ 4 <= keep {
+                    (x + i).storeFloat4((x + (i &+ drop)).loadFloat4())
+                    i &+= 4
+                }
+                while i < keep {
+                    x[i] = x[i &+ drop]
+                    i &+= 1
+                }
             }
             count = keep
             p -= Double(drop)
