@@ -508,6 +508,24 @@ static int32_t rt_duplex(capture_ctx *c, float *outf, uint32_t frames, int use_s
     return rt_capture_block(c, frames * c->cap_rate / 48000, use_s16, round);
 }
 
+/* One 10 ms block of the later phases' noise far end, 480 frames at
+ * 48 kHz (the seed's next 480 values, pushed to `id` from this thread),
+ * one duplex callback, then 2.5 ms of pause; 1 when the callback
+ * returned RTMIX_OK. */
+static int noise_duplex_block(capture_ctx *c, rtmix_source_id id, float *noise, uint32_t *seed, float *outf,
+                              int use_s16, long round) {
+    uint32_t k;
+    int ok;
+    for (k = 0; k < 480; k++) {
+        *seed = *seed * 1664525u + 1013904223u;
+        noise[k] = 0.3f * ((float)(*seed >> 8) / 8388608.0f - 1.0f);
+    }
+    (void)rtmix_source_push_f32(c->e, id, noise, 480, NULL);
+    ok = rt_duplex(c, outf, 480, use_s16, round) == RTMIX_OK;
+    sleep_us(2500);
+    return ok;
+}
+
 typedef struct capture_control {
     rtmix_engine *e;
     long adds, removes, calls, failures;
@@ -677,7 +695,7 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
     {
         rtmix_source_id noise_id;
         static float noise[480];
-        uint32_t seed = 12345u, k;
+        uint32_t seed = 12345u;
         uint64_t changes_before;
         rtmix_engine_stats js;
         noise_id = add_source(c.e, RTMIX_DOMAIN_CALL, 48000, 1, 0);
@@ -707,13 +725,7 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
             changes_before = js.aec_delay_changes;
             for (i = 0; i < jumps[p].blocks; i++) {
                 if (i == jumps[p].moved_at) c.echo_lag = jumps[p].lag;
-                for (k = 0; k < 480; k++) {
-                    seed = seed * 1664525u + 1013904223u;
-                    noise[k] = 0.3f * ((float)(seed >> 8) / 8388608.0f - 1.0f);
-                }
-                (void)rtmix_source_push_f32(c.e, noise_id, noise, 480, NULL);
-                if (rt_duplex(&c, outf, 480, 0, i + 1) == RTMIX_OK) duplex_calls++;
-                sleep_us(2500);
+                duplex_calls += noise_duplex_block(&c, noise_id, noise, &seed, outf, 0, i + 1);
             }
             rtmix_engine_stats_init(&js);
             CHECK(rtmix_engine_get_stats(c.e, &js) == RTMIX_OK);
@@ -732,15 +744,8 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
         c.clean = 0;
         for (p = 0; p < 2; p++) {
             c.no_echo = p == 0;
-            for (i = 0; i < (p == 0 ? 700 : 300); i++) {
-                for (k = 0; k < 480; k++) {
-                    seed = seed * 1664525u + 1013904223u;
-                    noise[k] = 0.3f * ((float)(seed >> 8) / 8388608.0f - 1.0f);
-                }
-                (void)rtmix_source_push_f32(c.e, noise_id, noise, 480, NULL);
-                if (rt_duplex(&c, outf, 480, (int)(i % 4 == 3), i + 1) == RTMIX_OK) duplex_calls++;
-                sleep_us(2500);
-            }
+            for (i = 0; i < (p == 0 ? 700 : 300); i++)
+                duplex_calls += noise_duplex_block(&c, noise_id, noise, &seed, outf, (int)(i % 4 == 3), i + 1);
         }
         /* Phase talk: the echo (converging again) and a near-end talker in
          * words for 6 s: the near-end state, its word tails (speexdsp's
@@ -756,15 +761,7 @@ static void run_capture_proof(uint32_t cap_rate, uint32_t cap_ch) {
             rtmix_engine_stats_init(&js);
             CHECK(rtmix_engine_get_stats(c.e, &js) == RTMIX_OK);
             talk_before = js.aec_double_talk_frames;
-            for (i = 0; i < 600; i++) {
-                for (k = 0; k < 480; k++) {
-                    seed = seed * 1664525u + 1013904223u;
-                    noise[k] = 0.3f * ((float)(seed >> 8) / 8388608.0f - 1.0f);
-                }
-                (void)rtmix_source_push_f32(c.e, noise_id, noise, 480, NULL);
-                if (rt_duplex(&c, outf, 480, 0, i + 1) == RTMIX_OK) duplex_calls++;
-                sleep_us(2500);
-            }
+            for (i = 0; i < 600; i++) duplex_calls += noise_duplex_block(&c, noise_id, noise, &seed, outf, 0, i + 1);
             rtmix_engine_stats_init(&js);
             CHECK(rtmix_engine_get_stats(c.e, &js) == RTMIX_OK);
             printf("capture %u Hz talk: %llu double-talk frames in the phase\n", cap_rate,
