@@ -82,6 +82,20 @@ import CRTMixSupport
 /// - The near-end gain's residual is capped at 20 dB over the echo the
 ///   reference explains where the microphone stands over that
 ///   (`residualCap`).
+/// - The room's reverberation in the echo-only state (`tailSum`,
+///   `tailGain`): the reference's power per bin *summed* with the room's
+///   decay (60 dB in `referenceDecayMs`), times the median of the
+///   microphone over that sum, learnt in the echo-only state's frames. A
+///   reverberant tail carries the energy of everything played in the
+///   last RT60, which neither the linear filter's 200 ms nor the held
+///   (peak) reference explains: after each far-end word it passed 20–30
+///   dB over the echo-only state's floor in the classrooms and labs.
+///   Only where the reference has fallen 6 dB under its held power (the
+///   word is over), not in a bin that rises over its recent level (5.4 dB
+///   and more over its ~60 ms average: a talker's onset; a tail only
+///   decays), and under 2 kHz (`tailTop`: where the reverberation that
+///   passed lay; the bins above it cost what the 1.2× capture budget did
+///   not have).
 /// - Gain: decision-directed Wiener gain from |E|²/R, smoothed over
 ///   neighbouring bins, falling at most 10 dB and rising at most 20 dB per
 ///   frame, floor −45 dB (−70 in the echo-only state, a gain under −45
@@ -140,6 +154,16 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// Per bin, the path gain as it was while the echo was last heard
     /// (`echoHeard`; 1 until then): what `echoReturned` goes back to.
     let pathGainHeard: UnsafeMutablePointer<Float>
+    /// Per bin, the reference's power summed with the room's decay
+    /// (`referenceDecay`): the energy its reverberant tail carries.
+    let tailSum: UnsafeMutablePointer<Float>
+    /// Per bin, the median of |mic|² over `tailSum`, learnt in the
+    /// echo-only state's frames with far end (`tailLearning`); starts at
+    /// −30 dB and moves 0.05 dB a frame.
+    let tailGain: UnsafeMutablePointer<Float>
+    /// Per bin, this frame's tail for the echo-only state (0 where it does
+    /// not apply); written only while `tailLearning`.
+    let tailEcho: UnsafeMutablePointer<Float>
     let noise: UnsafeMutablePointer<Float>
     /// Per bin, |E|² smoothed over ~60 ms: what `noise` tracks the minimum
     /// of (the raw periodogram's frame-to-frame spread put it 10–24 dB
@@ -301,6 +325,17 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// Per frame, the factor by which the held reference falls: 60 dB in
     /// `referenceDecayMs`.
     let referenceDecay: Float
+    /// The echo-only state's residual is at least `tailWeight` ×
+    /// `tailGain` × `tailSum` (0: not at all), except in bins whose output
+    /// stands `tailOnset` over its ~60 ms average.
+    let tailWeight: Float
+    let tailOnset: Float
+    /// The tail is estimated in the bins under this one (2 kHz, a
+    /// multiple of 4): where the speech's reverberation that passed lies.
+    let tailTop: Int
+    /// This frame's bins learn `tailGain`: the frame before ended in the
+    /// echo-only state.
+    var tailLearning = false
     let ddWeight: Float
     let leakUp: Float
     let leakDown: Float
@@ -423,7 +458,8 @@ struct ResidualEchoSuppressor: ~Copyable {
           echoOnlyOverdriveDb: Float = 25, nearEndHoldMs: Int = 300,
           noveltyDb: Float = 20, echoOnlyPathWeight: Float = 0.5, talkMicMargin: Float = 4,
           referenceDecayMs: Int = 800, talkerFallbackDb: Float = 0, leakAfterDistrustDb: Float = -15,
-          wordTailMs: Int = 20, residualCapDb: Float = 20, implausibleDb: Float = 15) {
+          wordTailMs: Int = 20, residualCapDb: Float = 20, implausibleDb: Float = 15,
+          reverbTail: Bool = true) {
         var p = 8
         while p < 2 * frameSize { p <<= 1 }
         let bins = p / 2 + 1
@@ -470,7 +506,10 @@ struct ResidualEchoSuppressor: ~Copyable {
               let la = batch.allocate(repeating: Float(1), count: lanes),
               let bs = batch.allocate(repeating: Float(0), count: 192),
               let ah = batch.allocate(repeating: Float(0), count: lanes),
-              let ph2 = batch.allocate(repeating: Float(1), count: lanes)
+              let ph2 = batch.allocate(repeating: Float(1), count: lanes),
+              let ts = batch.allocate(repeating: Float(0), count: lanes),
+              let tgn = batch.allocate(repeating: Float(1e-3), count: lanes),
+              let te = batch.allocate(repeating: Float(0), count: lanes)
         else { return nil }
         hop = frameSize
         size = p
@@ -518,6 +557,9 @@ struct ResidualEchoSuppressor: ~Copyable {
         bandSums = bs
         aheadHeld = ah
         pathGainHeard = ph2
+        tailSum = ts
+        tailGain = tgn
+        tailEcho = te
         let n2 = 2 * frameSize
         for i in 0..<n2 {
             // periodic sqrt-Hann: w²(i) + w²(i + hop) = 1
@@ -546,6 +588,11 @@ struct ResidualEchoSuppressor: ~Copyable {
         // did not (at most 2.6 %, as before).
         referenceDecay = rtmix_support_exp_f(-6 * 2.302585 * Float(frameSize) * 1000
                                              / (Float(max(referenceDecayMs, 1)) * Float(sampleRate)))
+        tailWeight = reverbTail ? 1 : 0
+        tailTop = min(lanes, (Int(2000 * Float(p) / Float(sampleRate)) + 3) & ~3)
+        // A smoothed output (0.3 of the frame) 2× its previous value: the
+        // frame stands 5.4 dB or more over that.
+        tailOnset = 2
         floorGain = rtmix_support_db_to_linear(floorDb) * rtmix_support_db_to_linear(floorDb)
         echoOnlyFloorGain = rtmix_support_db_to_linear(echoOnlyFloorDb) * rtmix_support_db_to_linear(echoOnlyFloorDb)
         overdrive = rtmix_support_db_to_linear(overdriveDb) * rtmix_support_db_to_linear(overdriveDb)
@@ -599,6 +646,9 @@ struct ResidualEchoSuppressor: ~Copyable {
         Allocation.free(leak)
         Allocation.free(echoHeld)
         Allocation.free(refHeld)
+        Allocation.free(tailSum)
+        Allocation.free(tailGain)
+        Allocation.free(tailEcho)
         Allocation.free(pathGain)
         Allocation.free(pathGainHeard)
         Allocation.free(noise)
@@ -799,6 +849,10 @@ struct ResidualEchoSuppressor: ~Copyable {
         }
     }
 
+    /// `tailGain`'s steps: ±0.05 dB (power), the same up and down (a median).
+    static var tailUp: Float { @_noLocks get { 1.011579 } }
+    static var tailDown: Float { @_noLocks get { 0.988553 } }
+
     /// x > y ? x : y per lane (Swift's max for the values seen here).
     @_noLocks @inline(__always)
     static func vmax(_ x: SIMD4<Float>, _ y: SIMD4<Float>) -> SIMD4<Float> { y.replacing(with: x, where: x .> y) }
@@ -983,6 +1037,7 @@ struct ResidualEchoSuppressor: ~Copyable {
             // taken at the fallback's full weight.
             let pathWeight = lookingAhead || realignedHold > 0 ? fallbackOverdrive : echoOnlyPathWeight
             let tiny = V(repeating: 1e-20), floorV = V(repeating: echoOnlyFloorGain)
+            let tailW = V(repeating: tailLearning ? tailWeight : 0)
             k = 0
             while k < lanes {
                 let pE = (powerE + k).loadFloat4()
@@ -990,9 +1045,12 @@ struct ResidualEchoSuppressor: ~Copyable {
                 let linearR = od * (leak + k).loadFloat4() * (echoHeld + k).loadFloat4()
                 let fallbackR = fallbackOverdrive * pg * xHeld
                 let pathR = pg * xHeld
+                // The room's tail (`learnBins`, in a frame after an
+                // echo-only one).
+                let tailR = tailW * (tailEcho + k).loadFloat4()
                 let rr = ResidualEchoSuppressor.vmax(
                     ResidualEchoSuppressor.vmax(linearR, (fallbackWeight + k).loadFloat4() * fallbackR),
-                    ResidualEchoSuppressor.vmax(pathWeight * pathR, tiny))
+                    ResidualEchoSuppressor.vmax(ResidualEchoSuppressor.vmax(pathWeight * pathR, tailR), tiny))
                 let xi = ddWeight * (cleanPrevious + k).loadFloat4() / rr
                     + (1 - ddWeight) * ResidualEchoSuppressor.vmax(pE / rr - 1, V(0, 0, 0, 0))
                 let amp = xi / (1 + xi)
@@ -1071,6 +1129,7 @@ struct ResidualEchoSuppressor: ~Copyable {
             overlap[i] = re[i &+ n] * window[i &+ n]
             i &+= 1
         }
+        tailLearning = anyFar && sinceNearEnd >= nearEndHold && !echoAbsent && tailWeight > 0
         frames += 1
         if liveFrames >= 0 && liveFrames < 4 { liveFrames += 1 }
     }
@@ -1138,6 +1197,11 @@ struct ResidualEchoSuppressor: ~Copyable {
         let g = ResidualEchoSuppressor.vmax(V(repeating: 1e-6), ResidualEchoSuppressor.vmin(V(repeating: 1e3), gainStep))
         let pgNew = pg.replacing(with: g, where: far .& (pX + pX .> xHeld))
         (pathGain + k).storeFloat4(pgNew)
+        // The reference's reverberant energy, and the median of the
+        // microphone over it while nothing but the echo is there.
+        let inTail = k < tailTop
+        let tSum = inTail ? (tailSum + k).loadFloat4() * referenceDecay + pX : zero
+        if inTail { (tailSum + k).storeFloat4(tSum) }
         var linearR = overdrive * leakNew * held
         let fallbackR = binFallback * pgNew * xHeld
         let pathEcho = pgNew * xHeld
@@ -1176,6 +1240,21 @@ struct ResidualEchoSuppressor: ~Copyable {
         let se = (smoothE + k).loadFloat4()
         let sm = liveFrames == 0 ? pE : se + 0.3 * (pE - se)
         (smoothE + k).storeFloat4(sm)
+        if tailLearning && inTail {
+            // The median's step, and the echo-only state's tail for this
+            // frame: where the reference has fallen 6 dB under its held
+            // power (the far end's word is over: what goes on is its
+            // reverberation), not in a bin that rises (an onset: a tail
+            // only decays). Computed here, where every operand is at hand,
+            // only while the state is echo-only (the frame before was).
+            let tg = (tailGain + k).loadFloat4()
+            let step = tg * V(repeating: ResidualEchoSuppressor.tailDown)
+                .replacing(with: V(repeating: ResidualEchoSuppressor.tailUp), where: pMic .> tg * tSum)
+            let tgNew = tg.replacing(with: ResidualEchoSuppressor.vmax(V(repeating: 1e-6), step), where: far)
+            (tailGain + k).storeFloat4(tgNew)
+            let ended = zero.replacing(with: tgNew * tSum, where: 4 * pX .< xHeld)
+            (tailEcho + k).storeFloat4(ended.replacing(with: zero, where: pOut .> V(repeating: tailOnset) * sm))
+        }
         let rise = V(repeating: 1.0116) + zero.replacing(with: V(repeating: Float(1.00046) - Float(1.0116)), where: far)
         var tracked = (nz * rise).replacing(with: nz + 0.2 * (sm - nz), where: sm .< nz)
         if liveFrames >= 0 && liveFrames < 4 { tracked = sm }
