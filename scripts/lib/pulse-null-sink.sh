@@ -7,6 +7,14 @@
 # server's log to DIR/pulse.log and `pactl info` to DIR/pactl.txt. Returns
 # 1 when the server does not answer within 10 s (still running or not:
 # the caller stops pulse_pid).
+# The server asks for real-time scheduling (its sink thread SCHED_RR, the
+# daemon nice -11), as a desktop's PulseAudio gets through rtkit; as root it
+# sets them itself, elsewhere it goes on without. Without them, with two busy
+# loops on the 2-core VM, the callbacks stopped for 1-6 s at a time in 2 of
+# 4 live-check runs (7 times in one 20 s run, which failed on the
+# host-measured ERLE; 2026-12-02); with them, none of 5 such runs saw an
+# absence but the one the suspend provokes. RTMIX_PULSE_FLAGS adds flags of its own
+# (--realtime=no --high-priority=no takes both back).
 pulse_null_sink_start() {
     local dir=$1
     printf 'autospawn = no\n' >"$dir/client.conf"
@@ -20,7 +28,7 @@ set-default-source rtmix_null.monitor
 PA
     HOME=$dir/home XDG_RUNTIME_DIR=$dir/run PULSE_RUNTIME_PATH=$dir/run PULSE_STATE_PATH=$dir/state \
         pulseaudio --daemonize=no --system=false --exit-idle-time=-1 -n -F "$dir/default.pa" \
-        --use-pid-file=false --disable-shm=yes --log-target=stderr >"$dir/pulse.log" 2>&1 &
+        --use-pid-file=false --disable-shm=yes --log-target=stderr --high-priority=yes --realtime=yes ${RTMIX_PULSE_FLAGS:-} >"$dir/pulse.log" 2>&1 &
     pulse_pid=$!
     export PULSE_SERVER=unix:$dir/native
     for _ in $(seq 100); do
