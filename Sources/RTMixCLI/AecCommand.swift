@@ -54,6 +54,11 @@ struct Aec: ParsableCommand {
         discussion: "Interleaves render and capture calls as two devices with that clock offset would; 0 (default) is lockstep."))
     var clockPpm = 0.0
 
+    @Option(help: ArgumentHelp(
+        "Replay a live run's callbacks: the calls.txt that `rtmix-cli live --record` writes.",
+        discussion: "Each line is one duplex callback (ns since the first, frames): render that many frames, then capture as many, with the engine's clock at the callback's time, as the live run did. Use with that run's render.wav (--ref) and capture.wav (--mic); after the last line, --frame-ms calls follow."))
+    var calls: String?
+
     @Flag(inversion: .prefixedNo, help: "Shift the output by the capture latency so it lines up with --mic.")
     var align = true
 
@@ -86,6 +91,7 @@ struct Aec: ParsableCommand {
         guard settle >= 0 else { throw ValidationError("--settle must be >= 0") }
         guard abs(clockPpm) <= 10_000 else { throw ValidationError("--clock-ppm must be within ±10000") }
         if talker != nil && plot == nil { throw ValidationError("--talker needs --plot") }
+        if calls != nil && clockPpm != 0 { throw ValidationError("--calls replays one duplex clock: drop --clock-ppm") }
         if plot != nil && !align { throw ValidationError("--plot needs the output aligned with --mic (drop --no-align)") }
     }
 
@@ -188,10 +194,33 @@ private struct AecRunner {
     /// The SVG for --plot, after `run`.
     private(set) var picture: String?
 
+    /// --calls: each live callback's time (ns since the first) and frames.
+    let callNs: [UInt64]
+    let callFrames: [Int]
+
     init(_ options: Aec) throws {
         self.options = options
         micFile = try SoundFile(reading: options.mic)
         refFile = try SoundFile(reading: options.ref)
+        if let path = options.calls {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CLIError("cannot read '\(path)'") }
+            var ns: [UInt64] = [], frames: [Int] = []
+            for (i, line) in text.split(separator: "\n").enumerated() where !line.hasPrefix("#") {
+                let f = line.split(separator: " ")
+                guard f.count == 2, let t = UInt64(f[0]), let n = Int(f[1]), (1...16_384).contains(n),
+                      t >= (ns.last ?? 0) else {
+                    throw CLIError("'\(path)' line \(i + 1): expected '<ns since the first callback> <frames 1-16384>', times not decreasing")
+                }
+                ns.append(t); frames.append(n)
+            }
+            guard !ns.isEmpty else { throw CLIError("'\(path)' holds no callback") }
+            guard micFile.sampleRate == refFile.sampleRate else {
+                throw CLIError("--calls replays one duplex stream: --mic and --ref must have one rate (\(micFile.sampleRate) and \(refFile.sampleRate) Hz)")
+            }
+            callNs = ns; callFrames = frames
+        } else {
+            callNs = []; callFrames = []
+        }
         talkerFile = try options.talker.map { try SoundFile(reading: $0) }
         if let t = talkerFile, let path = options.talker {
             guard t.sampleRate == micFile.sampleRate else {
@@ -222,7 +251,16 @@ private struct AecRunner {
     /// frames (10 ms at 22050 Hz: 220.5) alternates (220, 221, ...) and
     /// the calls keep exact time.
     func block(_ k: Int, rate: Int) -> Int {
-        ((k + 1) * rate * options.frameMs) / 1000 - (k * rate * options.frameMs) / 1000
+        if k < callFrames.count { return callFrames[k] }
+        let j = k - callFrames.count
+        return ((j + 1) * rate * options.frameMs) / 1000 - (j * rate * options.frameMs) / 1000
+    }
+
+    /// The engine clock at call `k` (render or capture: one duplex clock).
+    func callTime(_ k: Int, frameNs: Double, ppm: Double) -> UInt64 {
+        if k < callNs.count { return callNs[k] + 1_000_000_000 }
+        let tail = callNs.last.map { $0 + 1_000_000_000 + UInt64(Double(callFrames.last!) * 1e9 / Double(micFile.sampleRate)) } ?? 1_000_000_000
+        return tail + UInt64(Double(k - callNs.count) * frameNs / (1 + ppm * 1e-6))
     }
 
     private static func message(_ e: RTMixError) -> String { "\(RTMixError.message(for: e.code))" }
@@ -231,8 +269,8 @@ private struct AecRunner {
         let refRate = refFile.sampleRate, refCh = refFile.channels
         let micRate = micFile.sampleRate, micCh = micFile.channels
         // The largest call (see `block`).
-        let refBlock = (refRate * options.frameMs + 999) / 1000
-        let micBlock = (micRate * options.frameMs + 999) / 1000
+        let refBlock = max((refRate * options.frameMs + 999) / 1000, callFrames.max() ?? 0)
+        let micBlock = max((micRate * options.frameMs + 999) / 1000, callFrames.max() ?? 0)
 
         var config = EngineConfig()
         config.sampleRate = refRate
@@ -327,7 +365,8 @@ private struct AecRunner {
                 // With --clock-ppm 0 this is plain lockstep.
                 let renderDue = renders * (1e6 + options.clockPpm) <= captures * 1e6
                 if renderDue {
-                aecSimulatedNs = UInt64(renders * frameNs) + 1_000_000_000
+                aecSimulatedNs = callNs.isEmpty ? UInt64(renders * frameNs) + 1_000_000_000
+                    : callTime(Int(renders), frameNs: frameNs, ppm: 0)
                 // 1. playout: push one frame of the reference and render it.
                 let rb = block(Int(renders), rate: refRate)
                 if !refDone {
@@ -349,7 +388,8 @@ private struct AecRunner {
                 }
 
                 // 2. capture: the next frame of microphone.
-                aecSimulatedNs = UInt64(captures * frameNs / (1 + options.clockPpm * 1e-6)) + 1_000_000_000
+                aecSimulatedNs = callNs.isEmpty ? UInt64(captures * frameNs / (1 + options.clockPpm * 1e-6)) + 1_000_000_000
+                    : callTime(Int(captures), frameNs: frameNs, ppm: 0)
                 let mb = block(Int(captures), rate: micRate)
                 captures += 1
                 var got = 0

@@ -64,7 +64,7 @@ struct Live: ParsableCommand {
     @Option(name: .customLong("publish"), help: "Published-output WAV.")
     var publishPath = "publish.wav"
 
-    @Option(help: "Also write <prefix>mic.wav and <prefix>playout.wav (mono mix of what was played).")
+    @Option(help: "Also write <prefix>mic.wav and <prefix>playout.wav (mono mix of what was played), and for replaying the run with `rtmix-cli aec --calls`: <prefix>capture.wav and <prefix>render.wav (float, the microphone and the engine's output exactly) and <prefix>calls.txt (the callbacks' times and sizes).")
     var record: String?
 
     @Option(help: "Play a 10 ms noise marker every N seconds and measure the loopback latency from it (0: off).")
@@ -268,7 +268,9 @@ final class LiveRun {
             throw CLIError("engine setup failed: \(RTMixError.message(for: error.code))")
         }
 
-        let host = LiveHost(engine: engine, rate: rate, outChannels: outChannels, chunk: config.maxFrames)
+        let recordSeconds = o.record == nil ? 0 : (o.seconds > 0 ? Int(min(o.seconds + 5, 600)) : 600)
+        let host = LiveHost(engine: engine, rate: rate, outChannels: outChannels, chunk: config.maxFrames,
+                            recordSeconds: recordSeconds)
         // The marker measurement keeps both signals in memory: at most 5 minutes.
         let keepSeconds = o.markers > 0 && o.seconds > 0 ? min(o.seconds + 2, 300) : 0
         let writer = LiveWriter(
@@ -276,6 +278,9 @@ final class LiveRun {
             publishFile: try SoundFile(writing: o.publishPath, sampleRate: rate, channels: 1, encoding: .s16),
             micFile: try o.record.map { p throws(CLIError) in try SoundFile(writing: p + "mic.wav", sampleRate: rate, channels: 1, encoding: .s16) },
             playFile: try o.record.map { p throws(CLIError) in try SoundFile(writing: p + "playout.wav", sampleRate: rate, channels: 1, encoding: .s16) },
+            renderFile: try o.record.map { p throws(CLIError) in try SoundFile(writing: p + "render.wav", sampleRate: rate, channels: min(2, outChannels), encoding: .f32) },
+            captureFile: try o.record.map { p throws(CLIError) in try SoundFile(writing: p + "capture.wav", sampleRate: rate, channels: 1, encoding: .f32) },
+            callsPath: o.record.map { $0 + "calls.txt" },
             keepFrames: Int(keepSeconds * Double(rate)))
 
         // The stream is opened (not started) before the producers start:
@@ -438,6 +443,7 @@ final class LiveRun {
         stopProducers.store(true, ordering: .releasing)
         writer.done.store(true, ordering: .releasing)
         for th in threads { th.join() }
+        writer.writeCallLog()
         while let ev = engine.nextEvent() {
             events.append((wall, ev))
         }

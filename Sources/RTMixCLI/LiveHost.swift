@@ -63,6 +63,18 @@ final class LiveHost: @unchecked Sendable {
     /// Played (mono) frames; captured mic + publish frames.
     let playRing: LiveRing
     let capRing: LiveRing
+    /// `--record` only: the engine's render output exactly as played (one
+    /// plane per output channel, up to 2) and the timeline of the duplex
+    /// callbacks (start on CLOCK_MONOTONIC, frames), so that
+    /// `rtmix-cli aec --calls` can replay a live run with its own timing.
+    let renderRing: LiveRing?
+    let callLogCapacity: Int
+    let callLogNs: UnsafeMutablePointer<UInt64>
+    let callLogFrames: UnsafeMutablePointer<Int32>
+    /// Entries written (callback thread: relaxed is enough, the writer
+    /// reads it after the stream stopped and its thread was joined).
+    let callLogCount = Atomic<Int>(0)
+    let splitScratch: UnsafeMutablePointer<Float>
 
     // Measurements (written by the callback thread(s), read by the control
     // thread as atomics, the histograms after the stream is stopped).
@@ -92,7 +104,7 @@ final class LiveHost: @unchecked Sendable {
     private var previousStart: UInt64 = 0
     private var previousFrames = 0
 
-    init(engine: Engine, rate: Int, outChannels: Int, chunk: Int, ringSeconds: Int = 8) {
+    init(engine: Engine, rate: Int, outChannels: Int, chunk: Int, ringSeconds: Int = 8, recordSeconds: Int = 0) {
         self.engine = engine
         self.rate = rate
         self.outChannels = outChannels
@@ -102,10 +114,18 @@ final class LiveHost: @unchecked Sendable {
         zeros = .allocate(capacity: chunk); zeros.initialize(repeating: 0, count: chunk)
         playRing = LiveRing(capacity: ringSeconds * rate, planes: 1)
         capRing = LiveRing(capacity: ringSeconds * rate, planes: 2)
+        renderRing = recordSeconds > 0 ? LiveRing(capacity: ringSeconds * rate, planes: min(2, outChannels)) : nil
+        // Callbacks are at least 1 ms apart in practice; 1000 a second of
+        // recording is plenty, and a full log just stops logging.
+        callLogCapacity = recordSeconds > 0 ? recordSeconds * 1000 : 0
+        callLogNs = .allocate(capacity: max(1, callLogCapacity)); callLogNs.initialize(repeating: 0, count: max(1, callLogCapacity))
+        callLogFrames = .allocate(capacity: max(1, callLogCapacity)); callLogFrames.initialize(repeating: 0, count: max(1, callLogCapacity))
+        splitScratch = .allocate(capacity: 2 * chunk); splitScratch.initialize(repeating: 0, count: 2 * chunk)
     }
 
     deinit {
         publishScratch.deallocate(); monoScratch.deallocate(); zeros.deallocate()
+        callLogNs.deallocate(); callLogFrames.deallocate(); splitScratch.deallocate()
     }
 
     /// The device callback: for a duplex stream `renders` and `captures`
@@ -127,6 +147,14 @@ final class LiveHost: @unchecked Sendable {
             previousFrames = frames
         }
         lastCallbackNs.store(start, ordering: .releasing)
+        if renders && captures {
+            let k = callLogCount.load(ordering: .relaxed)
+            if k < callLogCapacity {
+                callLogNs[k] = start
+                callLogFrames[k] = Int32(truncatingIfNeeded: frames)
+                callLogCount.store(k + 1, ordering: .relaxed)
+            }
+        }
         // PortAudio's status flags (paInputUnderflow 1, paInputOverflow 2,
         // paOutputUnderflow 4, paOutputOverflow 8, paPrimingOutput 16).
         if flags & 1 != 0 { inputUnderflows.add(1, ordering: .relaxed) }
@@ -160,6 +188,11 @@ final class LiveHost: @unchecked Sendable {
                     peak = max(peak, abs(m))
                 }
                 playRing.write(monoScratch, nil, count: n)
+                if let renderRing {
+                    let planes = renderRing.planes
+                    for i in 0..<n { for c in 0..<planes { splitScratch[c * chunk + i] = out[i * ch + c] } }
+                    renderRing.write(splitScratch, planes > 1 ? UnsafePointer(splitScratch + chunk) : nil, count: n)
+                }
                 done += n
             }
             framesOut.add(frames, ordering: .relaxed)
@@ -212,6 +245,10 @@ final class LiveWriter: @unchecked Sendable {
     let host: LiveHost
     let publishFile: SoundFile
     let micFile: SoundFile?, playFile: SoundFile?
+    /// `--record`: the exact engine output and microphone (float), and
+    /// where to write the callback timeline at the end.
+    let renderFile: SoundFile?, captureFile: SoundFile?
+    let callsPath: String?
     /// Keep played and mic signals in memory (marker measurement), up to this many frames.
     let keepFrames: Int
     var played: [Float] = [], mic: [Float] = []
@@ -222,11 +259,15 @@ final class LiveWriter: @unchecked Sendable {
     let done = Atomic<Bool>(false)
     var error: CLIError?
 
-    init(host: LiveHost, publishFile: SoundFile, micFile: SoundFile?, playFile: SoundFile?, keepFrames: Int) {
+    init(host: LiveHost, publishFile: SoundFile, micFile: SoundFile?, playFile: SoundFile?,
+         renderFile: SoundFile? = nil, captureFile: SoundFile? = nil, callsPath: String? = nil, keepFrames: Int) {
         self.host = host
         self.publishFile = publishFile
         self.micFile = micFile
         self.playFile = playFile
+        self.renderFile = renderFile
+        self.captureFile = captureFile
+        self.callsPath = callsPath
         self.keepFrames = keepFrames
         if keepFrames > 0 {
             played.reserveCapacity(keepFrames)
@@ -237,7 +278,8 @@ final class LiveWriter: @unchecked Sendable {
     func run() {
         let block = 1024
         let tmp = UnsafeMutablePointer<Float>.allocate(capacity: block * 2)
-        defer { tmp.deallocate() }
+        let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: block * 2)
+        defer { tmp.deallocate(); interleaved.deallocate() }
         while true {
             let finishing = done.load(ordering: .acquiring)
             let a = drain(host.playRing, tmp, block) { (p, n) throws(CLIError) in
@@ -250,16 +292,42 @@ final class LiveWriter: @unchecked Sendable {
                 self.micLevel.add(p, count: n)
                 self.pubLevel.add(q, count: n)
                 try self.micFile?.write(p, frames: n)
+                try self.captureFile?.write(p, frames: n)
                 try self.publishFile.write(q, frames: n)
                 if self.mic.count + n <= self.keepFrames { self.mic.append(contentsOf: UnsafeBufferPointer(start: p, count: n)) }
                 self.meterErle(p, q, n)
             }
-            if a == 0 && b == 0 {
+            var r = 0
+            if let ring = host.renderRing {
+                r = drain(ring, tmp, block) { (p, n) throws(CLIError) in
+                    let planes = ring.planes
+                    for i in 0..<n { for c in 0..<planes { interleaved[i * planes + c] = p[c * block + i] } }
+                    try self.renderFile?.write(interleaved, frames: n)
+                }
+            }
+            if a == 0 && b == 0 && r == 0 {
                 if finishing { break }
                 usleep(5_000)
             }
         }
-        publishFile.close(); micFile?.close(); playFile?.close()
+        publishFile.close(); micFile?.close(); playFile?.close(); renderFile?.close(); captureFile?.close()
+    }
+
+    /// Writes the callback timeline (`--record`): one line per duplex
+    /// callback, "<ns since the first callback> <frames>". Call after the
+    /// stream stopped.
+    func writeCallLog() {
+        guard let path = callsPath else { return }
+        let count = host.callLogCount.load(ordering: .relaxed)
+        var text = "# rtmix-cli live callbacks: ns since the first, frames (render then capture)\n"
+        let first = count > 0 ? host.callLogNs[0] : 0
+        for k in 0..<count { text += "\(host.callLogNs[k] &- first) \(host.callLogFrames[k])\n" }
+        if let f = fopen(path, "w") {
+            fputs(text, f)
+            fclose(f)
+        } else if error == nil {
+            error = CLIError("cannot write \(path)")
+        }
     }
 
     /// Copies up to `block` frames per plane out of the ring into tmp
