@@ -369,6 +369,27 @@ final class CaptureTests: XCTestCase {
         XCTAssertLessThan(atEnd.map { abs($0) }.max()!, 30)
     }
 
+    /// A faster creep at 48 kHz (900 ppm for 8 s, then still: 43 samples a
+    /// second, as PulseAudio's loopback did in one recorded run), the whole
+    /// capture path (default config): the correction follows within 4 s and
+    /// is let go from the last second's estimates about 1.5 s after the
+    /// stop (`EchoSlideTracker.stopped`). Measured: let go at 12.5 s;
+    /// ERLE from 13 s median 47.6 dB (no creep 63.6; the 3 s line alone let
+    /// go at 16.7 s, 26.3 dB).
+    func testAFastCreepAt48kIsLetGoSoonAfterItStops() throws {
+        let r = try EchoScenario(captureRate: 48_000, outputRate: 48_000, seconds: 30, hintMs: 120,
+                                 creep: (fromSeconds: 3, toSeconds: 11, ppm: 900)).run()
+        let after = median(r, rate: 48_000, from: 13, to: 30)
+        let callsPerSecond = 100
+        let following = r.driftPpm[8 * callsPerSecond..<11 * callsPerSecond]
+        let letGo = r.driftPpm[(13 * callsPerSecond)...]
+        print("creep 900 ppm 3-11 s at 48 kHz: ERLE 13-30 s \(after) dB; drift 8-11 s "
+              + "\(following.min()!)...\(following.max()!) ppm, from 13 s \(letGo.map { abs($0) }.max()!)")
+        XCTAssertLessThan(following.max()!, -600)
+        XCTAssertLessThan(letGo.map { abs($0) }.max()!, 30)
+        XCTAssertGreaterThan(after, 40)
+    }
+
     /// The same at 48 kHz, where 200 ppm is 9.6 samples a second, past
     /// `EchoSlideTracker.fastBandSamplesPerSecond`: the delay estimates see
     /// the slide too, but while the main tap moves with it the slide is the

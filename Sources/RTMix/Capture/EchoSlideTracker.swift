@@ -34,7 +34,11 @@ import CRTMixSupport
 /// from the one in use by more than `fastBandSamplesPerSecond` (and 4
 /// standard errors) the correction moves to it (see `followed`). Because
 /// the line is of the echo's own delay, the same fit also takes the
-/// correction back when the slide stops.
+/// correction back when the slide stops. That line lags a stop by 2–4 s,
+/// and every second of it the reference slides on alone (at 900 ppm and
+/// 48 kHz, 43 samples a second), which the canceller re-learns slowly; so
+/// the stop is also looked for over the last `stopSeconds` alone
+/// (`stopped`), and seen there the correction goes to 0 at once.
 /// `init` allocates; `frame` and `estimate` do not.
 struct EchoSlideTracker: ~Copyable {
     let rate: Int
@@ -49,6 +53,9 @@ struct EchoSlideTracker: ~Copyable {
     let estimateTimes: UnsafeMutablePointer<Double>
     let estimateDelays: UnsafeMutablePointer<Double>
     private var estimateCount = 0
+    /// No estimates are taken before this time (s): right after a let-go
+    /// the estimator's average still holds the slide (`stopped`).
+    private var estimatesFrom: Double = 0
     /// What the correction in use has moved the reference by since the
     /// estimates started (samples): an estimate plus this is the echo's
     /// own delay.
@@ -171,6 +178,7 @@ struct EchoSlideTracker: ~Copyable {
     mutating func restartEstimates() {
         restart()
         estimateCount = 0
+        estimatesFrom = 0
         moved = 0
         movedSeen = 0
         jumped = false
@@ -272,6 +280,7 @@ struct EchoSlideTracker: ~Copyable {
             estimateCount = 0
         }
         jumped = false
+        guard clock >= estimatesFrom else { return nil }
         var drop = 0
         while drop < estimateCount
             && (clock - estimateTimes[drop] > EchoSlideTracker.estimateSeconds
@@ -288,6 +297,17 @@ struct EchoSlideTracker: ~Copyable {
         estimateTimes[estimateCount] = clock
         estimateDelays[estimateCount] = delay
         estimateCount += 1
+        if stopped() {
+            // The slide stopped: let go now. The estimates so far saw it
+            // slide (the next line would take it again); the next ones
+            // start once the estimator's average has let go of it too.
+            correction = 0
+            fast = false
+            count = 0
+            estimateCount = 0
+            estimatesFrom = clock + 2 * DelayEstimator.averageSeconds
+            return 0
+        }
         guard estimateCount >= EchoSlideTracker.estimateMinimum,
               clock - estimateTimes[0] >= EchoSlideTracker.estimateMinimumSpan,
               let fit = EchoSlideTracker.slope(estimateTimes, estimateDelays, count: estimateCount),
@@ -306,6 +326,44 @@ struct EchoSlideTracker: ~Copyable {
         count = 0  // the main tap's readings saw the old correction
         return correction
     }
+
+    /// A fast correction is in use (more than `stopSlideSamplesPerSecond`,
+    /// whoever set it) and the estimates of the last `stopSeconds` say the
+    /// echo stands still: their line's slope is under a quarter of the
+    /// slide the correction follows, within `fastBandSamplesPerSecond` (or
+    /// 2 standard errors) of 0, and more than 4 standard errors from that
+    /// slide. Four or five estimates over a second
+    /// scatter by 1–10 samples a second: this sees a stop of 900 ppm at
+    /// 48 kHz (43 samples a second) about 1.5 s after it, where the 3 s line
+    /// took 5.6 s, and not one of 500 ppm at 16 kHz (8 samples a second),
+    /// which the line still lets go. On a slide that goes on it must
+    /// never fire (EchoSlideTrackerTests).
+    @_noLocks
+    private func stopped() -> Bool {
+        let slide = -correction * Double(rate)  // the echo's own delay's slope, samples per second
+        guard abs(slide) > EchoSlideTracker.stopSlideSamplesPerSecond else { return false }
+        var first = estimateCount
+        while first > 0 && clock - estimateTimes[first - 1] <= EchoSlideTracker.stopSeconds { first -= 1 }
+        let n = estimateCount - first
+        guard n >= EchoSlideTracker.stopMinimum,
+              clock - estimateTimes[first] >= EchoSlideTracker.stopMinimumSpan,
+              let fit = EchoSlideTracker.slope(estimateTimes + first, estimateDelays + first, count: n) else {
+            return false
+        }
+        return abs(fit.slope) < abs(slide) / 4 && abs(fit.slope) < max(EchoSlideTracker.fastBandSamplesPerSecond, 2 * fit.standardError)
+            && abs(fit.slope - slide) > 4 * fit.standardError
+    }
+    /// `stopped` looks only at slides faster than this (samples per
+    /// second: 420 ppm at 48 kHz). Four estimates' standard error has two
+    /// degrees of freedom and comes out small by chance: on slides of
+    /// 12 samples a second (250 ppm at 48 kHz) that went on, 3 of 20 runs
+    /// were let go (EchoSlideTrackerTests).
+    static var stopSlideSamplesPerSecond: Double { @_noLocks get { 20 } }
+    /// `stopped`'s window: estimates of the last 1.3 s, at least 4 of them
+    /// spanning 0.7 s (the estimator hops every 256 or 512 ms).
+    static var stopSeconds: Double { @_noLocks get { 1.3 } }
+    static var stopMinimum: Int { @_noLocks get { 4 } }
+    static var stopMinimumSpan: Double { @_noLocks get { 0.7 } }
 
     /// The correction after a fit of the echo's own delay (samples per
     /// second; the estimates'), or nil to keep it: the echo moving `slope`
