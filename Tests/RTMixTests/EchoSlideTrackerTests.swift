@@ -168,13 +168,44 @@ final class EchoSlideTrackerTests: XCTestCase {
         XCTAssertNil(EchoSlideTracker.followed(-500e-6, fast: true, slope: 510 * ppm, standardError: 1 * ppm, rate: rate))
         // The slide stopped (what is left is under 100 ppm): back to 0,
         // on 2 standard errors; a correction the main tap set is left to it
-        // unless the estimates see it 100 ppm off.
+        // unless the estimates see it 150 ppm off (the next test).
         XCTAssertEqual(EchoSlideTracker.followed(-500e-6, fast: true, slope: 60 * ppm, standardError: 200 * ppm,
                                                  rate: rate), 0)
         XCTAssertNil(EchoSlideTracker.followed(-500e-6, fast: true, slope: 60 * ppm, standardError: 250 * ppm,
                                                rate: rate))
         XCTAssertNil(EchoSlideTracker.followed(-200e-6, fast: false, slope: 130 * ppm, standardError: 5 * ppm,
                                                rate: rate))
+    }
+
+    /// A correction the main tap set is the estimates' only from 1.5 times
+    /// their band (150 ppm at 48 kHz, 450 at 16 kHz), however sure their
+    /// fit: the recorded room where a fit 102 ppm off the main tap's 165
+    /// ppm (a slide of 200) was taken, and nine corrections followed in
+    /// 10 s. From rest, and while following their own correction, the
+    /// bands are as before.
+    func testAMainTapCorrectionIsTakenOverOnlyFarFromIt() {
+        let rate = 48_000
+        let ppm = Double(rate) * 1e-6
+        // The room's case: 267 wanted, 165 in use from the main tap: kept.
+        XCTAssertNil(EchoSlideTracker.followed(165e-6, fast: false, slope: -267 * ppm, standardError: 16 * ppm, rate: rate))
+        // 140 ppm off: kept; 160 ppm off: taken whole.
+        XCTAssertNil(EchoSlideTracker.followed(165e-6, fast: false, slope: -305 * ppm, standardError: 1 * ppm, rate: rate))
+        let far = EchoSlideTracker.followed(165e-6, fast: false, slope: -325 * ppm, standardError: 1 * ppm, rate: rate)
+        XCTAssertEqual(far ?? 0, 325e-6, accuracy: 1e-12)
+        // A creep of 500 ppm on top of a main-tap correction: taken.
+        let creep = EchoSlideTracker.followed(-20e-6, fast: false, slope: 520 * ppm, standardError: 20 * ppm, rate: rate)
+        XCTAssertEqual(creep ?? 0, -520e-6, accuracy: 1e-12)
+        // From rest 110 ppm is taken, as before; the same 110 ppm off the
+        // estimates' own correction (fast) too.
+        let rest = EchoSlideTracker.followed(0, fast: false, slope: -110 * ppm, standardError: 1 * ppm, rate: rate)
+        XCTAssertEqual(rest ?? 0, 110e-6, accuracy: 1e-12)
+        let own = EchoSlideTracker.followed(165e-6, fast: true, slope: -275 * ppm, standardError: 1 * ppm, rate: rate)
+        XCTAssertEqual(own ?? 0, 275e-6, accuracy: 1e-12)
+        // 16 kHz: the band is 300 ppm (4.8 samples a second), 450 off a main-tap correction.
+        let r16 = 16_000, ppm16 = Double(r16) * 1e-6
+        XCTAssertNil(EchoSlideTracker.followed(100e-6, fast: false, slope: -540 * ppm16, standardError: 1 * ppm16, rate: r16))
+        let far16 = EchoSlideTracker.followed(100e-6, fast: false, slope: -560 * ppm16, standardError: 1 * ppm16, rate: r16)
+        XCTAssertEqual(far16 ?? 0, 560e-6, accuracy: 1e-12)
     }
 
     /// The estimates path end to end: estimates every 256 ms with 0.1 ms

@@ -134,6 +134,21 @@ struct EchoSlideTracker: ~Copyable {
     /// with 100).
     static var fastBandSamplesPerSecond: Double { @_noLocks get { 4.8 } }
     static var fastRefineBandPpm: Double { @_noLocks get { 20 } }
+    /// A correction the main tap set (not `fast`, not 0) is taken over by
+    /// the estimates only this many times `fastBandSamplesPerSecond` from
+    /// it (150 ppm at 48 kHz): the main tap's 4 s fit at the full rate
+    /// knows a slow slide better than the estimates' 3 s fit, whose stated
+    /// error understates its scatter (the fits share most of their
+    /// estimates, and each estimate is a 0.5 s average). In the recorded
+    /// rooms (`drift_rooms.py`) one fit 102 ppm off a main-tap correction
+    /// of 165 ppm (the slide was 200) was taken, and nine corrections back
+    /// and forth followed in 10 s, one of them to 0 with a canceller reset:
+    /// 26.7 dB under no drift. With 1.5 (or 2 or 3, the same there): 2.4
+    /// dB, the 48 runs' worst 26.7 → 14.3 dB (docs/capture.md, "The
+    /// takeover band again"). A fast slide on top of a main-tap correction
+    /// (a creep of 500 ppm) is still taken; 40 loaded live loopback runs
+    /// replayed come out the same sample for sample.
+    static var takeoverBandFactor: Double { @_noLocks get { 1.5 } }
     /// Consecutive estimates further apart than this (s) are a new path.
     static var estimateJumpSeconds: Double { @_noLocks get { 0.002 } }
 
@@ -370,7 +385,8 @@ struct EchoSlideTracker: ~Copyable {
     /// samples a second later asks for `−slope / rate`, taken whole when it
     /// is more than `fastBandSamplesPerSecond` from the correction in use
     /// (`fastRefineBandPpm` while `fast`: the correction in use is one the
-    /// estimates set) and 4 standard errors out (2 on the way back to 0).
+    /// estimates set; `takeoverBandFactor` times the band from one the main
+    /// tap set) and 4 standard errors out (2 on the way back to 0).
     /// A wanted correction inside that band is 0: the slide stopped,
     /// and slower ones are the main tap's.
     @_noLocks
@@ -379,7 +395,7 @@ struct EchoSlideTracker: ~Copyable {
         let wanted = -slope / Double(rate)
         let off = wanted - correction
         let fastBand = fastBandSamplesPerSecond / Double(rate) * 1e6
-        let band = fast ? fastRefineBandPpm : fastBand
+        let band = fast ? fastRefineBandPpm : correction != 0 ? fastBand * takeoverBandFactor : fastBand
         // Back toward 0 (the slide slowed or stopped) on 2 standard errors:
         // 0 is what one clock needs, and a correction left standing after
         // a slide stopped slides the reference on its own (a 3 s fit has
