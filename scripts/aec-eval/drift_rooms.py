@@ -12,7 +12,7 @@ clock information); the table gives the median ERLE after 10 s (the CLI's
 summary) and the final drift estimate, and the summary how far each drifting
 run falls under the same scene without drift.
 
-Usage: drift_rooms.py --scenes DIR [--prefix h0 --prefix h2] --workdir OUT CLI [CLI ...]
+Usage: drift_rooms.py --scenes DIR [--prefix h0 ...] --workdir OUT CLI [CLI ...]
 """
 import argparse
 import json
@@ -27,12 +27,13 @@ from scipy import signal
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scenes", required=True, help="workdir of an aec_eval.py scenario h run")
-    ap.add_argument("--prefix", action="append", help="scene name prefixes (default h0 and h2)")
+    ap.add_argument("--prefix", action="append", help="scene name prefixes (default h0, h1, h2 and h3: all four "
+                    "contents; until 2026-12-03 only h0 and h2, whose runs fail less often)")
     ap.add_argument("--workdir", required=True, help="where the drifted microphones and outputs go")
     ap.add_argument("--ppm", type=float, default=200.0)
     ap.add_argument("cli", nargs="+", help="rtmix-cli binaries to compare")
     args = ap.parse_args()
-    prefixes = tuple(args.prefix or ["h0", "h2"])
+    prefixes = tuple(args.prefix or ["h0", "h1", "h2", "h3"])
     scenes = [d for d in sorted(os.listdir(args.scenes)) if d.startswith(prefixes)]
     if not scenes:
         raise SystemExit(f"no scenes starting with {prefixes} in {args.scenes}")
@@ -74,17 +75,21 @@ def main():
         print(f"| scene | no drift | {offsets[1]:+.0f} ppm (estimate) | {offsets[2]:+.0f} ppm (estimate) |")
         print("|---|---|---|---|")
         gaps = []
+        groups = {}
         for name in scenes:
             base = result[(name, 0.0, i)][0]
             cells = []
             for ppm in offsets[1:]:
                 erle, est = result[(name, ppm, i)]
                 gaps.append(base - erle)
+                groups.setdefault((name[:2], name.split("-")[1]), []).append(base - erle)
                 cells.append(f"{erle:.1f} dB ({est:+.0f})")
             print(f"| {name} | {base:.1f} dB | " + " | ".join(cells) + " |")
         g = np.array(gaps)
         print(f"\nUnder no drift: median {np.median(g):.1f} dB, max {g.max():.1f} dB, "
-              f"more than 3 dB in {(g > 3).sum()} of {len(g)} runs.\n")
+              f"more than 3 dB in {(g > 3).sum()} of {len(g)} runs.")
+        print("By contents and rate (runs more than 3 dB under / runs, worst): " + "; ".join(
+            f"{c} {r[:2]} kHz {sum(x > 3 for x in v)} / {len(v)}, {max(v):.1f} dB" for (c, r), v in sorted(groups.items())) + "\n")
 
 
 if __name__ == "__main__":
