@@ -144,7 +144,7 @@ struct EchoSlideTracker: ~Copyable {
     /// of 165 ppm (the slide was 200) was taken, and nine corrections back
     /// and forth followed in 10 s, one of them to 0 with a canceller reset:
     /// 26.7 dB under no drift. With 1.5 (or 2 or 3, the same there): 2.4
-    /// dB, the 48 runs' worst 26.7 → 14.3 dB (docs/capture.md, "The
+    /// dB, the worst of contents h0/h2's 48 runs 26.7 → 14.3 dB (docs/capture.md, "The
     /// takeover band again"). A fast slide on top of a main-tap correction
     /// (a creep of 500 ppm) is still taken; 40 loaded live loopback runs
     /// replayed come out the same sample for sample.
@@ -395,7 +395,14 @@ struct EchoSlideTracker: ~Copyable {
         let wanted = -slope / Double(rate)
         let off = wanted - correction
         let fastBand = fastBandSamplesPerSecond / Double(rate) * 1e6
-        let band = fast ? fastRefineBandPpm : correction != 0 ? fastBand * takeoverBandFactor : fastBand
+        let band: Double
+        if fast {
+            band = fastRefineBandPpm          // the estimates' own correction
+        } else if correction != 0 {
+            band = fastBand * takeoverBandFactor  // one the main tap set
+        } else {
+            band = fastBand                   // from rest
+        }
         // Back toward 0 (the slide slowed or stopped) on 2 standard errors:
         // 0 is what one clock needs, and a correction left standing after
         // a slide stopped slides the reference on its own (a 3 s fit has
