@@ -54,7 +54,7 @@ extension CaptureProcessor {
             if clock.locked && framer.framed + Int64(delay.kFeed) + Int64(frameSize) > reference.appended
                 && framer.micQueued < 4 * frameSize { break }
             missing += processFrame(link: link)
-            if let hop = delay.hop(locked: clock.locked) {
+            if let hop = delay.hop(locked: clock.locked, alignWindows: !slide.fastCorrection) {
                 metrics.estimate(hop, link: link)
                 if hop.confirms { absence.echoFound() }
                 if hop.moved {

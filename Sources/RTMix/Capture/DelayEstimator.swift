@@ -8,7 +8,8 @@ import CRTMixSupport
 /// samples are correlated with the last 2048 reference samples through one
 /// 2048-point complex FFT (mic in the real part, reference in the
 /// imaginary part). The cross-spectrum, normalised per hop, is averaged
-/// with a 0.5 s time constant, whitened (PHAT: each bin divided by its
+/// with a 0.5 s time constant (turned to each new hop's windows when they
+/// moved, `alignAverage`), whitened (PHAT: each bin divided by its
 /// magnitude, which makes the correlation peak sharp in reverberant rooms)
 /// and transformed back; the highest peak within the lag range, refined by
 /// a parabola, is the estimate. Hops in which either signal is silent are
@@ -64,6 +65,22 @@ struct DelayEstimator: ~Copyable {
     /// 0: idle; 1: spectrum accumulated, transform back on the next call.
     var stage = 0
     var hopsAccumulated = 0
+    /// `refEnd − micEnd` of the hops in the average (decimated samples).
+    /// It moves when the reference history grows faster or slower than the
+    /// microphone (the drift resampler following a slide lets the
+    /// alignment move with it, one decimated sample every 24 input samples
+    /// at 48 kHz); the average is then turned to the new windows
+    /// (`alignAverage`).
+    var averageShift = 0
+    /// Set by the caller before `step`: whether the average is turned when
+    /// the windows move (`alignAverage`). Off while a fast correction is in
+    /// use (`EchoSlideTracker.fastCorrection`): there the stop of a creep is
+    /// what the estimates must show, and the slide tracker's let-go
+    /// (`EchoSlideTracker.stopped`) is tuned on the average as it was
+    /// (turned there too, 2 of 5 replayed loaded loopback creeps lost 5.1
+    /// and 12.1 dB of ERLE, and CaptureTests' 48 kHz creep was let go 2 s
+    /// late; docs/capture.md).
+    var alignWindows = true
     /// Window ends (decimated indices) of the hop being processed.
     var pendingRefEnd = 0
     var pendingMicEnd = 0
@@ -257,6 +274,10 @@ struct DelayEstimator: ~Copyable {
         let product = micEnergy * refEnergy
         let norm: Float = 1 / _unsafePerformance { rtmix_support_sqrtf(product) }
         let a = tracking ? alphaTracking : alpha
+        if alignWindows && hopsAccumulated > 0 && refEnd - micEnd != averageShift {
+            alignAverage(by: refEnd - micEnd - averageShift)
+        }
+        averageShift = refEnd - micEnd
         for k in 0...n / 2 {
             let j = (n - k) & (n - 1)
             // Z = FFT(mic + i·ref): MIC(k) = (Z(k) + Z*(N−k))/2,
@@ -275,6 +296,37 @@ struct DelayEstimator: ~Copyable {
         }
         hopsAccumulated += 1
         return true
+    }
+
+    /// The hops averaged so far correlated windows `shift` decimated samples
+    /// closer together than this hop's: the same echo shows `shift` lags
+    /// further in this hop's correlation (`peak`: the offset is
+    /// `refEnd − micEnd − g − lag`). Each bin of the average is turned by
+    /// that delay, so that the average correlates as if all its hops had
+    /// had this hop's windows. Without it the average held two peaks a
+    /// decimated sample apart after each move, and its estimate dipped by up
+    /// to 20 input samples at 48 kHz and came back over a second: once
+    /// every 24 samples the reference moved, 2–4 s apart at 200 ppm, and
+    /// the slide tracker's line through those estimates asked for
+    /// corrections 50–170 ppm off (docs/capture.md). Unchanged windows (one
+    /// clock, no correction, lockstep calls) never come here, nor a hop
+    /// while `alignWindows` is off. A twiddle recurrence in
+    /// double: 1025 complex products, only on a hop whose windows moved.
+    @_noLocks
+    mutating func alignAverage(by shift: Int) {
+        let n = DelayEstimator.fftSize
+        let angle = -2 * Double.pi * Double(shift) / Double(n)
+        let stepRe = _unsafePerformance { rtmix_support_cos(angle) }
+        let stepIm = _unsafePerformance { rtmix_support_sin(angle) }
+        var wr: Double = 1, wi: Double = 0
+        for k in 0...n / 2 {
+            let ar = Double(accRe[k]), ai = Double(accIm[k])
+            accRe[k] = Float(ar * wr - ai * wi)
+            accIm[k] = Float(ar * wi + ai * wr)
+            let nr = wr * stepRe - wi * stepIm
+            wi = wr * stepIm + wi * stepRe
+            wr = nr
+        }
     }
 
     /// PHAT weighting, inverse FFT, peak search; for the average and, when

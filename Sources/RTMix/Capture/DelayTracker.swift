@@ -187,13 +187,14 @@ struct DelayTracker: ~Copyable {
     /// completed, adopts its delay when it is confident and, twice in a
     /// row, more than 4 ms away from the delay in use (or, from the hop
     /// alone, see `singleHopConfidence`). `locked`: the clock follower's
-    /// state.
+    /// state. `alignWindows`: see `DelayEstimator.alignWindows`.
     @_noLocks
-    mutating func hop(locked: Bool) -> Hop? {
+    mutating func hop(locked: Bool, alignWindows: Bool = true) -> Hop? {
         // The hop alone is looked at only where it could tell a move: a
         // delay in use and the linear filter removing little (otherwise the
         // hop costs what it did before).
         estimator.singleHop = locked && source != 0 && linearRemovedLittle
+        estimator.alignWindows = alignWindows
         estimator.step()
         guard let e = estimator.latest else { return nil }
         estimator.latest = nil

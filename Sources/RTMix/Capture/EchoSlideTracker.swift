@@ -266,6 +266,12 @@ struct EchoSlideTracker: ~Copyable {
         return EchoSlideTracker.slope(times + first, positions + first, count: count - first)?.slope
     }
 
+    /// The correction in use moves the reference faster than
+    /// `stopSlideSamplesPerSecond` (a creep, which `stopped` watches).
+    var fastCorrection: Bool {
+        @_noLocks get { abs(correction) * Double(rate) > EchoSlideTracker.stopSlideSamplesPerSecond }
+    }
+
     /// One frame's time, with or without `frame` (the canceller was reset).
     @_noLocks
     mutating func advance() {
