@@ -154,10 +154,14 @@ final class EchoSlideTrackerTests: XCTestCase {
         let rate = 48_000
         let ppm = Double(rate) * 1e-6  // samples per second per ppm
         // Nothing in use: 90 ppm is left alone however sure (at 16 kHz
-        // 290 ppm is); 500 is taken.
+        // too, where the band in samples a second would be 300 ppm, but
+        // `fastBandMaxPpm` caps it: 110 ppm is taken there); 500 is taken.
         XCTAssertNil(EchoSlideTracker.followed(0, fast: false, slope: 90 * ppm, standardError: 1 * ppm, rate: rate))
-        XCTAssertNil(EchoSlideTracker.followed(0, fast: false, slope: 290 * 16_000e-6, standardError: 0.01,
+        XCTAssertNil(EchoSlideTracker.followed(0, fast: false, slope: 90 * 16_000e-6, standardError: 0.01,
                                                rate: 16_000))
+        let taken16 = EchoSlideTracker.followed(0, fast: false, slope: 110 * 16_000e-6, standardError: 0.01,
+                                                rate: 16_000)
+        XCTAssertEqual(taken16 ?? 0, -110e-6, accuracy: 1e-12)
         let taken = EchoSlideTracker.followed(0, fast: false, slope: 500 * ppm, standardError: 20 * ppm, rate: rate)
         XCTAssertEqual(taken ?? 0, -500e-6, accuracy: 1e-12)
         // Not 4 standard errors out: kept.
@@ -178,7 +182,7 @@ final class EchoSlideTrackerTests: XCTestCase {
     }
 
     /// A correction the main tap set is the estimates' only from 1.5 times
-    /// their band (150 ppm at 48 kHz, 450 at 16 kHz), however sure their
+    /// their band (150 ppm at 48 and at 16 kHz), however sure their
     /// fit: the recorded room where a fit 102 ppm off the main tap's 165
     /// ppm (a slide of 200) was taken, and nine corrections followed in
     /// 10 s. From rest, and while following their own correction, the
@@ -201,11 +205,12 @@ final class EchoSlideTrackerTests: XCTestCase {
         XCTAssertEqual(rest ?? 0, 110e-6, accuracy: 1e-12)
         let own = EchoSlideTracker.followed(165e-6, fast: true, slope: -275 * ppm, standardError: 1 * ppm, rate: rate)
         XCTAssertEqual(own ?? 0, 275e-6, accuracy: 1e-12)
-        // 16 kHz: the band is 300 ppm (4.8 samples a second), 450 off a main-tap correction.
+        // 16 kHz: the band is 100 ppm too (`fastBandMaxPpm`; 4.8 samples a
+        // second would be 300), 150 off a main-tap correction.
         let r16 = 16_000, ppm16 = Double(r16) * 1e-6
-        XCTAssertNil(EchoSlideTracker.followed(100e-6, fast: false, slope: -540 * ppm16, standardError: 1 * ppm16, rate: r16))
-        let far16 = EchoSlideTracker.followed(100e-6, fast: false, slope: -560 * ppm16, standardError: 1 * ppm16, rate: r16)
-        XCTAssertEqual(far16 ?? 0, 560e-6, accuracy: 1e-12)
+        XCTAssertNil(EchoSlideTracker.followed(100e-6, fast: false, slope: -240 * ppm16, standardError: 1 * ppm16, rate: r16))
+        let far16 = EchoSlideTracker.followed(100e-6, fast: false, slope: -260 * ppm16, standardError: 1 * ppm16, rate: r16)
+        XCTAssertEqual(far16 ?? 0, 260e-6, accuracy: 1e-12)
     }
 
     /// The estimates path end to end: estimates every 256 ms with 0.1 ms
