@@ -378,7 +378,7 @@ struct EchoSlideTracker: ~Copyable {
     @_noLocks
     private func stopped() -> Bool {
         let slide = -correction * Double(rate)  // the echo's own delay's slope, samples per second
-        guard abs(slide) > EchoSlideTracker.stopSlideSamplesPerSecond else { return false }
+        guard fastCorrection else { return false }
         var first = estimateCount
         while first > 0 && clock - estimateTimes[first - 1] <= EchoSlideTracker.stopSeconds { first -= 1 }
         let n = estimateCount - first
