@@ -213,6 +213,65 @@ final class EchoSlideTrackerTests: XCTestCase {
         XCTAssertEqual(far16 ?? 0, 260e-6, accuracy: 1e-12)
     }
 
+    /// A slide that falls under the estimates' band (100 ppm) while they
+    /// follow it is the main tap's: `followed` returns what the estimates
+    /// read when it is 4 standard errors out of 0 (else 0, a stop), and
+    /// `handsOver` keeps it only when the main tap's own slope is nearer
+    /// what that slide leaves than what a stop leaves. The recorded room's
+    /// case (`drift_rooms.py --ppm 80`): 148 ppm taken from rest for a
+    /// slide of 80, the line then reading 80.
+    func testASlowerSlideIsHandedToTheMainTapOnlyWhenItAgrees() {
+        let rate = 48_000
+        let ppm = Double(rate) * 1e-6
+        let handed = EchoSlideTracker.followed(148e-6, fast: true, slope: -80 * ppm, standardError: 2 * ppm, rate: rate)
+        XCTAssertEqual(handed ?? 0, 80e-6, accuracy: 1e-12)
+        // Not 4 standard errors out of 0 (80 against 4 × 25): a stop.
+        XCTAssertEqual(EchoSlideTracker.followed(148e-6, fast: true, slope: -80 * ppm, standardError: 25 * ppm,
+                                                 rate: rate), 0)
+        // With 148 ppm in use the reference moves 7.1 samples a second: an
+        // echo sliding 80 ppm (3.8 a second) leaves 3.3 sliding against it,
+        // an echo standing still 7.1.
+        XCTAssertTrue(EchoSlideTracker.handsOver(148e-6, slope: -80 * ppm, mainTapSlope: 3.0, rate: rate))
+        XCTAssertFalse(EchoSlideTracker.handsOver(148e-6, slope: -80 * ppm, mainTapSlope: 6.5, rate: rate))
+        XCTAssertFalse(EchoSlideTracker.handsOver(148e-6, slope: -80 * ppm, mainTapSlope: nil, rate: rate))
+        // The other sign (the echo getting shorter).
+        XCTAssertTrue(EchoSlideTracker.handsOver(-148e-6, slope: 80 * ppm, mainTapSlope: -3.5, rate: rate))
+        XCTAssertFalse(EchoSlideTracker.handsOver(-148e-6, slope: 80 * ppm, mainTapSlope: -7.0, rate: rate))
+    }
+
+    /// End to end, without a main tap (no canceller frames): a slide of
+    /// 160 ppm the estimates take, slowing to 70 ppm, is not left at what
+    /// they read under their band: nobody would refine it. It goes to 0,
+    /// as before there was a hand-over.
+    func testASlowerSlideIsNotHandedOverWithoutTheMainTap() throws {
+        let rate = 48_000, frame = 480
+        guard let canceller = EchoCanceller(frameSize: frame, sampleRate: rate, tailMs: 200, speakers: 1,
+                                            noiseSuppression: false, echoSuppression: false, agc: false),
+              var tracker = EchoSlideTracker(canceller: canceller, sampleRate: rate, frameSize: frame) else {
+            return XCTFail("allocation failed")
+        }
+        var noise = EchoSim.Noise(seed: 3)
+        var echo = 0.12 * Double(rate), reference: Double = 0, correction: Double = 0
+        var seen = echo
+        var changes: [(t: Double, ppm: Double)] = []
+        for i in 0..<(40 * 100) {
+            let t = Double(i + 1) * 0.01
+            _ = tracker.frame(canceller: canceller, echo: false, hostTiming: false)
+            if t > 2 { echo += (t <= 12 ? 160e-6 : 70e-6) * Double(rate) * 0.01 }
+            reference += correction * Double(rate) * 0.01
+            seen += 0.01 / 0.5 * (echo + reference - seen)
+            guard i % 26 == 25 else { continue }
+            if let c = tracker.estimate(seen + 0.02e-3 * Double(rate) * Double(noise.next()), hostTiming: false) {
+                correction = c
+                changes.append((t, c * 1e6))
+            }
+        }
+        print("160 then 70 ppm, no main tap: corrections " + changes.map { String(format: "%.1f:%.0f", $0.t, $0.ppm) }.joined(separator: " "))
+        XCTAssertEqual(try XCTUnwrap(changes.last { $0.t <= 12 }).ppm, -160, accuracy: 20)
+        XCTAssertEqual(try XCTUnwrap(changes.last).ppm, 0)
+        XCTAssertFalse(changes.contains { $0.ppm != 0 && abs($0.ppm) <= 100 }, "\(changes)")
+    }
+
     /// The estimates path end to end: estimates every 256 ms with 0.1 ms
     /// of noise. Still: nothing, ever. Sliding 500 ppm: the correction is
     /// taken within 3 s; the estimates then move only with what is left

@@ -125,7 +125,9 @@ struct EchoSlideTracker: ~Copyable {
     /// refine their correction down to `fastRefineBandPpm`, and take all of
     /// the fitted slope (the line is
     /// of the echo's own delay, not of what is left); a slide that falls
-    /// under the band sets it back to 0. In samples, not ppm: the estimates
+    /// under the band is handed to the main tap (at the estimates' reading
+    /// when the main tap sees it go on, `handsOver`; else at 0: it
+    /// stopped). In samples, not ppm: the estimates
     /// scatter by 0.1–0.2 ms at any rate, and what the main tap and the
     /// filter keep up with is a few samples a second. With 100 ppm at
     /// 16 kHz they took ±200 ppm of real drift from the main tap and cost
@@ -348,8 +350,12 @@ struct EchoSlideTracker: ~Copyable {
         guard estimateCount >= EchoSlideTracker.estimateMinimum,
               clock - estimateTimes[0] >= EchoSlideTracker.estimateMinimumSpan,
               let fit = EchoSlideTracker.slope(estimateTimes, estimateDelays, count: estimateCount),
-              let next = EchoSlideTracker.followed(correction, fast: fast, slope: fit.slope,
+              var next = EchoSlideTracker.followed(correction, fast: fast, slope: fit.slope,
                                                    standardError: fit.standardError, rate: rate) else { return nil }
+        if next != 0, abs(next) * 1e6 <= EchoSlideTracker.fastBandPpm(rate: rate),
+           !EchoSlideTracker.handsOver(correction, slope: fit.slope, mainTapSlope: recentMainTapSlope(), rate: rate) {
+            next = 0
+        }
         // While the main tap moves with the echo, the slide is its to
         // follow: the estimates take over only when it stands still (the
         // filter lost the echo, the old peak stays the largest) or is not
@@ -359,7 +365,7 @@ struct EchoSlideTracker: ~Copyable {
             if abs(tap) * 2 >= abs(left) && tap * left > 0 { return nil }
         }
         correction = next
-        fast = next != 0
+        fast = abs(next) * 1e6 > EchoSlideTracker.fastBandPpm(rate: rate)  // under the band: the main tap's
         count = 0  // the main tap's readings saw the old correction
         return correction
     }
@@ -409,8 +415,10 @@ struct EchoSlideTracker: ~Copyable {
     /// (`fastRefineBandPpm` while `fast`: the correction in use is one the
     /// estimates set; `takeoverBandFactor` times the band from one the main
     /// tap set) and 4 standard errors out (2 on the way back to 0).
-    /// A wanted correction inside that band is 0: the slide stopped,
-    /// and slower ones are the main tap's.
+    /// A wanted correction inside that band is the main tap's to follow:
+    /// returned as it is when 4 standard errors out of 0 (a slower slide,
+    /// which `estimate` hands over only if the main tap agrees,
+    /// `handsOver`), else 0 (the slide stopped).
     @_noLocks
     static func followed(_ correction: Double, fast: Bool, slope: Double, standardError: Double,
                          rate: Int) -> Double? {
@@ -434,8 +442,34 @@ struct EchoSlideTracker: ~Copyable {
         let sigmas: Double = towardZero ? 2 : 4
         guard abs(off) * 1e6 > band, abs(off) * Double(rate) > sigmas * standardError else { return nil }
         let limit = maxPpm * 1e-6
-        guard abs(wanted) * 1e6 > fastBand else { return 0 }
+        // Under the band the slide is the main tap's, handed over at what the
+        // estimates read while that is a slide (4 standard errors out of 0;
+        // `estimate` asks `handsOver` too), else at 0: the slide stopped.
+        guard abs(wanted) * 1e6 > fastBand else { return abs(slope) > 4 * standardError ? wanted : 0 }
         return max(-limit, min(limit, wanted))
+    }
+
+    /// A correction under the estimates' band (`followed`) is handed to the
+    /// main tap at the estimates' reading only when the main tap's own
+    /// recent slope (`mainTapSlope`: samples a second against the reference
+    /// with `correction` in use; nil without readings) is nearer what that
+    /// slide leaves sliding (the estimates' line plus the correction's move)
+    /// than what a stop leaves (the correction's move alone); else the
+    /// correction goes to 0. A slow slide the estimates took from rest at
+    /// an over-read (148 ppm for a slide of 80 at 48 kHz, their first line
+    /// over a staircase of estimates) was let go to 0 when their line read
+    /// it under the band, and the canceller lost the echo for the 5–8 s
+    /// the main tap's first line took (`drift_rooms.py --ppm 80`: runs
+    /// more than 3 dB under no drift 17 → 12 of 96, worst 29.2 → 7.3 dB).
+    /// A creep's end reads the same on the line (a loaded loopback run
+    /// replayed: −153 ppm, then −72 handed over, 53.5 → 40.7 dB), but the
+    /// main tap, standing with the echo, says stop.
+    @_noLocks
+    static func handsOver(_ correction: Double, slope: Double, mainTapSlope: Double?, rate: Int) -> Bool {
+        guard let tap = mainTapSlope else { return false }
+        let stillLeft = correction * Double(rate)  // the echo still: the correction's move alone
+        let slideLeft = slope + stillLeft          // the echo sliding as the line says
+        return abs(tap - slideLeft) < abs(tap - stillLeft)
     }
 
     /// The correction after a fit of the main tap's slope (samples per
