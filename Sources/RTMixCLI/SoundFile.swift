@@ -88,6 +88,11 @@ final class SoundFile: @unchecked Sendable {
         // Float → integer conversion: clip instead of wrapping (belt and braces;
         // the engine's limiter already keeps the mix within ±1).
         sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        // No PEAK chunk in float files: libsndfile stamps it with the time of
+        // writing, so two runs that wrote the same samples a second apart
+        // differed byte for byte (cli-smoke's `cmp` of an f32 output failed
+        // once in CI that way). Set before any sample is written.
+        sf_command(h, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         if encoding != .f32 {
             // Scale ±1.0 to the full integer range.
             sf_command(h, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
