@@ -244,27 +244,8 @@ final class EchoSlideTrackerTests: XCTestCase {
     /// they read under their band: nobody would refine it. It goes to 0,
     /// as before there was a hand-over.
     func testASlowerSlideIsNotHandedOverWithoutTheMainTap() throws {
-        let rate = 48_000, frame = 480
-        guard let canceller = EchoCanceller(frameSize: frame, sampleRate: rate, tailMs: 200, speakers: 1,
-                                            noiseSuppression: false, echoSuppression: false, agc: false),
-              var tracker = EchoSlideTracker(canceller: canceller, sampleRate: rate, frameSize: frame) else {
-            return XCTFail("allocation failed")
-        }
-        var noise = EchoSim.Noise(seed: 3)
-        var echo = 0.12 * Double(rate), reference: Double = 0, correction: Double = 0
-        var seen = echo
-        var changes: [(t: Double, ppm: Double)] = []
-        for i in 0..<(40 * 100) {
-            let t = Double(i + 1) * 0.01
-            _ = tracker.frame(canceller: canceller, echo: false, hostTiming: false)
-            if t > 2 { echo += (t <= 12 ? 160e-6 : 70e-6) * Double(rate) * 0.01 }
-            reference += correction * Double(rate) * 0.01
-            seen += 0.01 / 0.5 * (echo + reference - seen)
-            guard i % 26 == 25 else { continue }
-            if let c = tracker.estimate(seen + 0.02e-3 * Double(rate) * Double(noise.next()), hostTiming: false) {
-                correction = c
-                changes.append((t, c * 1e6))
-            }
+        let changes = try followEstimates(rate: 48_000, seconds: 40, noiseMs: 0.02, seed: 3) { t in
+            t > 2 ? (t <= 12 ? 160 : 70) : 0
         }
         print("160 then 70 ppm, no main tap: corrections " + changes.map { String(format: "%.1f:%.0f", $0.t, $0.ppm) }.joined(separator: " "))
         XCTAssertEqual(try XCTUnwrap(changes.last { $0.t <= 12 }).ppm, -160, accuracy: 20)
@@ -323,6 +304,14 @@ final class EchoSlideTrackerTests: XCTestCase {
     /// (time, ppm) the tracker asked for.
     func followEstimates(rate: Int, ppm: Double, from: Double, to: Double, seconds: Double, noiseMs: Double,
                          seed: UInt64) throws -> [(t: Double, ppm: Double)] {
+        try followEstimates(rate: rate, seconds: seconds, noiseMs: noiseMs, seed: seed) { t in
+            t > from && t <= to ? ppm : 0
+        }
+    }
+
+    /// The same for an echo that slides at `slidePpm(t)` at time t (s).
+    func followEstimates(rate: Int, seconds: Double, noiseMs: Double, seed: UInt64,
+                         slidePpm: (Double) -> Double) throws -> [(t: Double, ppm: Double)] {
         let frame = rate / 100
         guard let canceller = EchoCanceller(frameSize: frame, sampleRate: rate, tailMs: 200, speakers: 1,
                                             noiseSuppression: false, echoSuppression: false, agc: false),
@@ -337,7 +326,7 @@ final class EchoSlideTrackerTests: XCTestCase {
         for i in 0..<Int(seconds * 100) {
             let t = Double(i + 1) * 0.01
             _ = tracker.frame(canceller: canceller, echo: false, hostTiming: false)
-            if t > from && t <= to { echo += ppm * 1e-6 * Double(rate) * 0.01 }
+            echo += slidePpm(t) * 1e-6 * Double(rate) * 0.01
             reference += correction * Double(rate) * 0.01
             seen += 0.01 / 0.5 * (echo + reference - seen)
             guard i % 26 == 25 else { continue }
