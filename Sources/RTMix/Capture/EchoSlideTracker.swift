@@ -352,8 +352,10 @@ struct EchoSlideTracker: ~Copyable {
               let fit = EchoSlideTracker.slope(estimateTimes, estimateDelays, count: estimateCount),
               var next = EchoSlideTracker.followed(correction, fast: fast, slope: fit.slope,
                                                    standardError: fit.standardError, rate: rate) else { return nil }
-        if next != 0, abs(next) * 1e6 <= EchoSlideTracker.fastBandPpm(rate: rate),
-           !EchoSlideTracker.handsOver(correction, slope: fit.slope, mainTapSlope: recentMainTapSlope(), rate: rate) {
+        // A slower slide than the band: the main tap's, if it agrees.
+        let slower = next != 0 && abs(next) * 1e6 <= EchoSlideTracker.fastBandPpm(rate: rate)
+        if slower, !EchoSlideTracker.handsOver(correction, slope: fit.slope, mainTapSlope: recentMainTapSlope(),
+                                               rate: rate) {
             next = 0
         }
         // While the main tap moves with the echo, the slide is its to
@@ -365,7 +367,7 @@ struct EchoSlideTracker: ~Copyable {
             if abs(tap) * 2 >= abs(left) && tap * left > 0 { return nil }
         }
         correction = next
-        fast = abs(next) * 1e6 > EchoSlideTracker.fastBandPpm(rate: rate)  // under the band: the main tap's
+        fast = next != 0 && !slower
         count = 0  // the main tap's readings saw the old correction
         return correction
     }
@@ -442,9 +444,6 @@ struct EchoSlideTracker: ~Copyable {
         let sigmas: Double = towardZero ? 2 : 4
         guard abs(off) * 1e6 > band, abs(off) * Double(rate) > sigmas * standardError else { return nil }
         let limit = maxPpm * 1e-6
-        // Under the band the slide is the main tap's, handed over at what the
-        // estimates read while that is a slide (4 standard errors out of 0;
-        // `estimate` asks `handsOver` too), else at 0: the slide stopped.
         guard abs(wanted) * 1e6 > fastBand else { return abs(slope) > 4 * standardError ? wanted : 0 }
         return max(-limit, min(limit, wanted))
     }
