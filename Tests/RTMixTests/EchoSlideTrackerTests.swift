@@ -120,6 +120,104 @@ final class EchoSlideTrackerTests: XCTestCase {
         XCTAssertFalse(EchoSlideTracker.stepFitsBetter(t, t.map { _ in 100 }, count: 40))
     }
 
+    /// A refinement's readings that open on the filter's catch-up (the
+    /// recorded room's case at 130 ppm and 48 kHz: rising 2.2 samples a
+    /// second, the 44 ppm left, with a jump of 19.5 samples 0.5 s in) are
+    /// read around the step: the slide left, not the line's 4.7. A
+    /// line, a staircase (the main tap's steps as the filter follows a
+    /// slide, several in a window), a still tap and a bend (a filter still
+    /// converging: one step of a sample) keep the line's slope.
+    func testARefinementReadsTheSlideAroundTheFiltersCatchUp() {
+        var noise = EchoSim.Noise(seed: 11)
+        let t = (0..<40).map { 9.2 + Double($0) * 0.1 }
+        for at in [3, 5, 12, 25, 37] {
+            let y = (0..<40).map { i in
+                405.5 + 2.2 * (t[i] - t[0]) + (i < at ? 0 : 19.5) + 0.05 * Double(noise.next())
+            }
+            let line = EchoSlideTracker.slope(t, y, count: 40)!
+            let read = EchoSlideTracker.refinementSlope(line, t, y, count: 40, rate: 48_000)
+            XCTAssertEqual(read.slope, 2.2, accuracy: 0.05, "catch-up at reading \(at), line \(line.slope)")
+            XCTAssertLessThan(read.standardError, 0.05)
+            XCTAssertGreaterThan(line.slope - 2.2, 0.9, "the line alone over-reads (catch-up at reading \(at))")
+            let step = EchoSlideTracker.slopeAroundOneStep(t, y, count: 40)!
+            XCTAssertEqual(step.step, 19.5, accuracy: 0.2)
+            // The same readings a day into the capture, 9000 taps further:
+            // the same fit (its sums start from the first reading).
+            let late = EchoSlideTracker.slopeAroundOneStep(t.map { $0 + 86_400 }, y.map { $0 + 9_000 }, count: 40)!
+            XCTAssertEqual(late.slope, step.slope, accuracy: 1e-9)
+            XCTAssertEqual(late.step, step.step, accuracy: 1e-7)
+            XCTAssertEqual(late.residualShare, step.residualShare, accuracy: 1e-9)
+        }
+        let cases: [(String, [Double])] = [
+            ("line", t.map { 100 + 2.2 * $0 + 0.05 * Double(noise.next()) }),
+            ("staircase", t.map { 100 + (3.2 * $0 / 2).rounded(.down) * 2 }),
+            ("still", t.map { _ in 100 + 0.05 * Double(noise.next()) }),
+        ]
+        for (name, y) in cases {
+            let line = EchoSlideTracker.slope(t, y, count: 40)!
+            let read = EchoSlideTracker.refinementSlope(line, t, y, count: 40, rate: 48_000)
+            XCTAssertEqual(read.slope, line.slope, name)
+            XCTAssertEqual(read.standardError, line.standardError, name)
+        }
+        // A filter still converging bends the readings: one step and a
+        // slope fit them better than a line, but the step is a sample, not
+        // a catch-up (under 0.2 ms).
+        let bend = t.map { 100 + 2.2 * $0 - 1.2 * exp(-($0 - 9.2) / 0.8) }
+        let bendLine = EchoSlideTracker.slope(t, bend, count: 40)!
+        let bendStep = EchoSlideTracker.slopeAroundOneStep(t, bend, count: 40)!
+        XCTAssertLessThan(bendStep.residualShare, EchoSlideTracker.catchUpResidualShare)
+        XCTAssertLessThan(abs(bendStep.step), 9.6)
+        XCTAssertEqual(EchoSlideTracker.refinementSlope(bendLine, t, bend, count: 40, rate: 48_000).slope, bendLine.slope)
+        XCTAssertNil(EchoSlideTracker.slopeAroundOneStep(t, t, count: 11))
+        XCTAssertNil(EchoSlideTracker.slopeAroundOneStep([Double](repeating: 1, count: 20), t, count: 20))
+    }
+
+    /// `slopeAroundOneStep`'s running sums give what a least-squares fit of
+    /// each split on its own gives: random readings, every split tried.
+    func testTheSlopeAroundOneStepIsTheBestSplitsLeastSquares() {
+        var noise = EchoSim.Noise(seed: 17)
+        for trial in 0..<50 {
+            let n = 12 + trial % 29
+            let t = (0..<n).map { Double($0) * 0.1 + 0.01 * Double(noise.next()) }
+            let y = (0..<n).map { i in 50 + Double(trial % 7) * t[i] + (i > n / 2 ? 4 : 0) + Double(noise.next()) }
+            var best = Double.infinity, bestSlope: Double = 0, bestStep: Double = 0
+            for k in 3...(n - 3) {
+                // Solve y = a1·[i < k] + a2·[i ≥ k] + b·t by the normal
+                // equations (3 × 3, Cramer), then the residual directly.
+                var m = [[Double]](repeating: [0, 0, 0], count: 3), v: [Double] = [0, 0, 0]
+                for i in 0..<n {
+                    let x = [i < k ? 1.0 : 0, i < k ? 0 : 1.0, t[i]]
+                    for r in 0..<3 { v[r] += x[r] * y[i]; for c in 0..<3 { m[r][c] += x[r] * x[c] } }
+                }
+                func det(_ a: [[Double]]) -> Double {
+                    a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+                        + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+                }
+                let d = det(m)
+                var solved: [Double] = []
+                for c in 0..<3 {
+                    var mc = m
+                    for r in 0..<3 { mc[r][c] = v[r] }
+                    solved.append(det(mc) / d)
+                }
+                var residual: Double = 0
+                for i in 0..<n {
+                    let r = y[i] - (i < k ? solved[0] : solved[1]) - solved[2] * t[i]
+                    residual += r * r
+                }
+                if residual < best { best = residual; bestSlope = solved[2]; bestStep = solved[1] - solved[0] }
+            }
+            let line = EchoSlideTracker.slope(t, y, count: n)!
+            var lineResidual: Double = 0
+            let mt = t.reduce(0, +) / Double(n), my = y.reduce(0, +) / Double(n)
+            for i in 0..<n { let r = y[i] - my - line.slope * (t[i] - mt); lineResidual += r * r }
+            let fit = EchoSlideTracker.slopeAroundOneStep(t, y, count: n)!
+            XCTAssertEqual(fit.slope, bestSlope, accuracy: 1e-6 * max(1, abs(bestSlope)), "trial \(trial)")
+            XCTAssertEqual(fit.step, bestStep, accuracy: 1e-6 * max(1, abs(bestStep)), "trial \(trial)")
+            XCTAssertEqual(fit.residualShare, best / lineResidual, accuracy: 1e-9, "trial \(trial)")
+        }
+    }
+
     /// The dead band: while no drift has been found, a slope under 4 ppm is
     /// not acted on, however sure the fit (one clock must stay at 0); once
     /// one has, what is left of it is followed down to 0.3 ppm (the first

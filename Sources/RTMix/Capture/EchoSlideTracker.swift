@@ -262,7 +262,10 @@ struct EchoSlideTracker: ~Copyable {
         positions[count] = p
         count += 1
         guard count == EchoSlideTracker.window,
-              let fit = EchoSlideTracker.slope(times, positions, count: count) else { return nil }
+              let line = EchoSlideTracker.slope(times, positions, count: count) else { return nil }
+        // A refinement's readings can open on the filter catching up with
+        // the slide it had fallen behind (`slopeAroundOneStep`).
+        let fit = correction == 0 ? line : EchoSlideTracker.refinementSlope(line, times, positions, count: count, rate: rate)
         guard let next = EchoSlideTracker.corrected(correction, slope: fit.slope,
                                                     standardError: fit.standardError, rate: rate),
               !EchoSlideTracker.isOneStep(correction, slope: fit.slope, rate: rate, times, positions, count: count)
@@ -490,6 +493,93 @@ struct EchoSlideTracker: ~Copyable {
         guard abs(ppm) > band, abs(slope) > 4 * standardError else { return nil }
         let limit = maxPpm * 1e-6
         return max(-limit, min(limit, correction - ppm * 1e-6))
+    }
+
+    /// The slope a refinement (a correction in use) takes from the main
+    /// tap's readings: the line's (`line`), unless one step plus a common
+    /// slope explains the readings far better (`slopeAroundOneStep` leaves
+    /// under `catchUpResidualShare` of the line's residual) with a step of
+    /// at least `catchUpMinimumStepSeconds`: then that slope, without the
+    /// step. A correction in use was made after the
+    /// filter fell behind a slide, often after it lost the echo; the slide
+    /// now slower, the filter re-learns the echo where it is, and its main
+    /// tap jumps there once, in the slide's direction. A line through the
+    /// jump reads it as more slide: at 130 ppm and 48 kHz (recorded room
+    /// h3f, `drift_rooms.py`) readings stood at 405.5 samples, jumped to
+    /// 425 0.5 s into the window, then rose 2.2 samples a second, the 44
+    /// ppm left; the line read 99 ppm and the next correction overshot to
+    /// −185 for a slide of 130 (then −147, −125). Around the step: 46 ppm,
+    /// and −130 at the next correction. A first correction (none in use)
+    /// keeps the line: there the filter's jumps are the slide it follows.
+    @_noLocks
+    static func refinementSlope(_ line: (slope: Double, standardError: Double), _ t: UnsafePointer<Double>,
+                                _ y: UnsafePointer<Double>, count n: Int, rate: Int) -> (slope: Double, standardError: Double) {
+        guard let step = slopeAroundOneStep(t, y, count: n),
+              step.residualShare < catchUpResidualShare,
+              abs(step.step) >= catchUpMinimumStepSeconds * Double(rate) else { return line }
+        return (step.slope, step.standardError)
+    }
+    static var catchUpResidualShare: Double { @_noLocks get { 0.35 } }
+    /// The smallest step taken as a catch-up: 0.2 ms (9.6 samples at
+    /// 48 kHz, 3.2 at 16 kHz). The catch-ups seen were 10–20 samples at
+    /// 48 kHz; a filter still converging bends its main tap's readings,
+    /// which one step and a slope fit better than a line too (steps of
+    /// 0.03–1.2 samples, the slope then under-read: at 200 ppm and 16 kHz
+    /// one recorded room lost 6.9 dB to it).
+    static var catchUpMinimumStepSeconds: Double { @_noLocks get { 0.0002 } }
+    /// Readings on either side of `slopeAroundOneStep`'s step, at least.
+    static var catchUpMinimumReadings: Int { @_noLocks get { 3 } }
+
+    /// The best fit of one slope with one step (two intercepts, split
+    /// between any two readings with `catchUpMinimumReadings` on either
+    /// side): the slope, its standard error, the step (samples) and the
+    /// fit's residual as a share of the line's; nil under 12 readings or
+    /// when `t` does not vary. In one pass: each split's within-part sums
+    /// come from running sums.
+    @_noLocks
+    static func slopeAroundOneStep(_ t: UnsafePointer<Double>, _ y: UnsafePointer<Double>, count n: Int)
+        -> (slope: Double, standardError: Double, step: Double, residualShare: Double)? {
+        guard n >= 12 else { return nil }
+        // Sums taken from the first reading (raw sums of hours of capture
+        // time or thousands of taps would cancel in the differences).
+        let t0 = t[0], y0 = y[0]
+        var st: Double = 0, sy: Double = 0, stt: Double = 0, sty: Double = 0, syy: Double = 0
+        for i in 0..<n {
+            let u = t[i] - t0, v = y[i] - y0
+            st += u; sy += v; stt += u * u; sty += u * v; syy += v * v
+        }
+        let all = Double(n)
+        let lineStt = stt - st * st / all, lineSty = sty - st * sy / all
+        guard lineStt > 0 else { return nil }
+        let lineResidual = syy - sy * sy / all - lineSty * lineSty / lineStt
+        guard lineResidual > 0 else { return nil }
+        // Running sums of the left part (readings 0 ..< k).
+        var lt: Double = 0, ly: Double = 0, ltt: Double = 0, lty: Double = 0, lyy: Double = 0
+        var best = Double.infinity, bestSlope: Double = 0, bestStt: Double = 1, bestStep: Double = 0
+        let m = catchUpMinimumReadings
+        for k in 1..<n {
+            let u = t[k - 1] - t0, v = y[k - 1] - y0
+            lt += u; ly += v; ltt += u * u; lty += u * v; lyy += v * v
+            guard k >= m, n - k >= m else { continue }
+            let a = Double(k), b = all - a
+            let rt = st - lt, ry = sy - ly
+            // Within-part (centred on each part's means) sums, both parts.
+            let wtt = (ltt - lt * lt / a) + ((stt - ltt) - rt * rt / b)
+            let wty = (lty - lt * ly / a) + ((sty - lty) - rt * ry / b)
+            let wyy = (lyy - ly * ly / a) + ((syy - lyy) - ry * ry / b)
+            guard wtt > 0 else { continue }
+            let slope = wty / wtt
+            let residual = wyy - slope * wty
+            if residual < best {
+                best = residual
+                bestSlope = slope
+                bestStt = wtt
+                bestStep = (ry / b - slope * rt / b) - (ly / a - slope * lt / a)
+            }
+        }
+        guard best.isFinite else { return nil }
+        let variance = max(best, 0) / (all - 3) / bestStt
+        return (bestSlope, Double(_unsafePerformance { rtmix_support_sqrt(variance) }), bestStep, best / lineResidual)
     }
 
     /// The largest tap's position (sub-sample) when it stands out of the
