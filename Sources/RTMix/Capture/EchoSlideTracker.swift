@@ -500,16 +500,16 @@ struct EchoSlideTracker: ~Copyable {
     /// slope explains the readings far better (`slopeAroundOneStep` leaves
     /// under `catchUpResidualShare` of the line's residual) with a step of
     /// at least `catchUpMinimumStepSeconds`: then that slope, without the
-    /// step. A correction in use was made after the
-    /// filter fell behind a slide, often after it lost the echo; the slide
-    /// now slower, the filter re-learns the echo where it is, and its main
-    /// tap jumps there once, in the slide's direction. A line through the
-    /// jump reads it as more slide: at 130 ppm and 48 kHz (recorded room
-    /// h3f, `drift_rooms.py`) readings stood at 405.5 samples, jumped to
-    /// 425 0.5 s into the window, then rose 2.2 samples a second, the 44
-    /// ppm left; the line read 99 ppm and the next correction overshot to
-    /// −185 for a slide of 130 (then −147, −125). Around the step: 46 ppm,
-    /// and −130 at the next correction. A first correction (none in use)
+    /// step. A correction in use was made after the filter fell behind a
+    /// slide, often after it lost the echo; the slide now slower, the
+    /// filter re-learns the echo where it is, and its main tap jumps there
+    /// once, in the slide's direction. A line through the jump reads it as
+    /// more slide: at 130 ppm and 48 kHz (recorded room h3f,
+    /// `drift_rooms.py`) readings stood at 405.5 samples, jumped to 425
+    /// 0.5 s into the window, then rose 2.2 samples a second, the 44 ppm
+    /// left; the line read 99 ppm and the next correction overshot to −185
+    /// for a slide of 130 (then −147, −125). Around the step: 2.09 samples
+    /// a second (44 ppm), and −130 at the next correction. A first correction (none in use)
     /// keeps the line: there the filter's jumps are the slide it follows.
     @_noLocks
     static func refinementSlope(_ line: (slope: Double, standardError: Double), _ t: UnsafePointer<Double>,
