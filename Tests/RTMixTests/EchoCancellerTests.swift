@@ -105,6 +105,31 @@ final class EchoCancellerTests: XCTestCase {
         }
     }
 
+    /// It pauses for two frames at a time in the talk frames of a
+    /// near-end state while the talker stands far over the echo
+    /// (`TalkerOverEcho`, a quiet loudspeaker): not without that, nor in
+    /// a frame without talk, nor outside a near-end state.
+    func testTheCapturePathPausesItInTalkFramesWhileTheTalkerStandsFarOverTheEcho() throws {
+        var config = EngineConfig()
+        config.captureRate = 16_000
+        guard var p = CaptureProcessor(config: config) else { return XCTFail("allocation failed") }
+        let pauseLeft = p.canceller.pauseLeft
+        func asked(nearEnd: Int, talk: Bool, far: Bool) -> Int {
+            pauseLeft[0] = 0
+            p.suppressor.nearEndFrames = nearEnd
+            p.suppressor.sinceNearEnd = talk ? 0 : 40  // not in a word's tail
+            p.suppressor.doubleTalk = talk
+            p.suppressor.talkerFarOverEcho = far
+            p.pauseSuppressionIfAsked()
+            return pauseLeft[0]
+        }
+        XCTAssertEqual(asked(nearEnd: 40, talk: true, far: true), 2)
+        XCTAssertEqual(asked(nearEnd: 40, talk: true, far: false), 0)
+        XCTAssertEqual(asked(nearEnd: 40, talk: false, far: true), 0)
+        XCTAssertEqual(asked(nearEnd: 0, talk: true, far: true), 0)
+        pauseLeft[0] = 0
+    }
+
     /// It pauses for two frames at a time while the suppressor asks: in a
     /// word's tail (the 20 ms after the near-end detector last found
     /// talk), not while it finds talk nor after the tail; a longer pause

@@ -304,6 +304,10 @@ extension CaptureProcessor {
             // for the next frames if it asks.
             suppressor.preprocessorPaused = canceller.pauseLeft[0] > 0
             suppressor.process(mic: micSeen, linear: frameOut, reference: reference.frameReference, stride: refs)
+            // 4e. how far the talker stands over the echo
+            balance.frame(mic: powers.mic, echoOnly: powers.reference > 1e-6 && suppressor.nearEndFrames == 0,
+                          talk: suppressor.doubleTalk)
+            suppressor.talkerFarOverEcho = balance.holds
             pauseSuppressionIfAsked()
             var sums = SIMD4<Float>(0, 0, 0, 0)
             i = 0

@@ -44,6 +44,8 @@ struct CaptureProcessor: ~Copyable {
     /// preprocessor (which suppresses residual echo too, from speexdsp's
     /// own estimate); used when `suppressing`.
     var suppressor: ResidualEchoSuppressor
+    /// How far the talker stands over the echo (after the suppressor).
+    var balance: TalkerOverEcho
     let suppressing: Bool
     var publisher: CapturePublisher
     var metrics: CaptureMetrics
@@ -96,6 +98,7 @@ struct CaptureProcessor: ~Copyable {
         slide = consume tracker
         canceller = consume c
         self.suppressor = consume suppressor
+        balance = TalkerOverEcho(framesPerSecond: rate / frameSize)
         suppressing = config.echoSuppression && config.aecTailMs > 0
         publisher = CapturePublisher(sampleRate: rate)
         metrics = CaptureMetrics(sampleRate: rate, frameSize: frameSize)

@@ -277,10 +277,16 @@ struct ResidualEchoSuppressor: ~Copyable {
     /// this holds: a near-end state within `divergedHold` frames of a
     /// diverged estimate (so that the next frames' `mic` is the
     /// microphone), with an implausible estimate (`estimateImplausible`),
-    /// or a word's tail (`inWordTail`).
+    /// in a word's tail (`inWordTail`), or in a talk frame while the
+    /// talker stands far over the echo (`talkerFarOverEcho`).
     var wantsPreprocessorPaused: Bool {
-        @_noLocks get { nearEndFrames > 0 && (divergedLeft > 0 || estimateImplausible || inWordTail) }
+        @_noLocks get {
+            nearEndFrames > 0 && (divergedLeft > 0 || estimateImplausible || inWordTail || (talkerFarOverEcho && doubleTalk))
+        }
     }
+    /// Set by the capture path: the talker stands 20 dB over the echo at
+    /// the microphone (`TalkerOverEcho`, a quiet loudspeaker).
+    var talkerFarOverEcho = false
     /// The `wordTailFrames` frames after the near-end detector last found
     /// talk. A word fades under the echo speexdsp takes to be left before
     /// the detector's hold ends; speexdsp's residual-echo suppression,
